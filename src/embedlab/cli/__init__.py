@@ -1,0 +1,58 @@
+"""The `embedlab` command line: one Typer app, one module per command group.
+
+    embedlab size --preset bert-base
+    embedlab size --vocab 100000 --dim 2048 --tied --positions learned --max-len 4096 --dtype fp16
+    embedlab embed "the cat sat on the mat" --json
+
+Every expected error (an `EmbedlabError`, or a usage mistake such as an unknown option) is
+printed as one red line on stderr with exit status 2. Set EMBEDLAB_DEBUG=1 to see tracebacks.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from embedlab.cli import embed, size
+from embedlab.errors import EmbedlabError
+
+app = typer.Typer(
+    name="embedlab",
+    help="Embedding layers of modern neural networks: size them, walk them, train and query them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("size")(size.size)
+app.command("embed")(embed.embed)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: run the app and turn expected errors into one line."""
+    try:
+        # standalone_mode=False: Typer hands us its usage errors instead of printing a box.
+        code = app(args=argv, prog_name="embedlab", standalone_mode=False)
+    except typer.Abort:
+        _fail("aborted", 130)
+    except typer.TyperException as err:  # usage mistakes: missing argument, bad option value
+        ctx = getattr(err, "ctx", None)
+        if type(err).__name__ == "NoArgsIsHelpError":  # bare `embedlab`: the help is the answer
+            if err.format_message().strip():  # (Typer may have printed it already)
+                typer.echo(err.format_message(), err=True)
+            sys.exit(2)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        _fail(err.format_message() + hint, err.exit_code)
+    except EmbedlabError as err:
+        if os.environ.get("EMBEDLAB_DEBUG"):
+            raise
+        _fail(str(err), 2)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, status: int) -> None:
+    Console(stderr=True, highlight=False).print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
+    sys.exit(status)

@@ -1,0 +1,111 @@
+"""Caller mistakes, as exceptions that name the bad value and the allowed range.
+
+Every error a user can cause derives from `EmbedlabError`, so the CLI can turn it into one line
+on stderr. Each subclass also derives from the built-in type a Python user would catch
+(`ValueError`, `KeyError`, `FileNotFoundError`).
+
+The `check_*` helpers validate at the boundary: call them where user input enters a public
+function, not deep inside the math.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import torch
+
+
+class EmbedlabError(Exception):
+    """Base class of every error a caller can cause."""
+
+
+class InvalidValueError(EmbedlabError, ValueError):
+    """A value outside its allowed range, or of the wrong kind."""
+
+
+class UnknownNameError(EmbedlabError, KeyError):
+    """A name (model, preset, recipe, ...) that is not among the known ones."""
+
+    def __str__(self) -> str:
+        # KeyError's str() wraps the message in quotes; an error message should read plainly.
+        return str(self.args[0]) if self.args else ""
+
+
+class MissingDataError(EmbedlabError, FileNotFoundError):
+    """A file, folder or built-in data package that is not there."""
+
+
+def unknown_name(kind: str, name: str, known: list[str] | tuple[str, ...]) -> UnknownNameError:
+    """The error for `name` not among `known`, listing them: 'unknown preset 'x'; known: a, b'."""
+    return UnknownNameError(f"unknown {kind} {name!r}; known: {', '.join(sorted(known))}")
+
+
+def check_int(name: str, value: object, *, low: int | None = None, high: int | None = None) -> int:
+    """Return `value` as int if it is an integer in [low, high]; else raise InvalidValueError.
+
+    >>> check_int("dim", 8, low=1)
+    8
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidValueError(f"{name} must be an integer; got {value!r}")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise InvalidValueError(f"{name} must be {_range(low, high)}; got {value}")
+    return value
+
+
+def check_float(
+    name: str, value: object, *, low: float | None = None, high: float | None = None
+) -> float:
+    """Return `value` as float if it is a finite real number in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise InvalidValueError(f"{name} must be a finite number; got {value!r}")
+    value = float(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise InvalidValueError(f"{name} must be {_range(low, high)}; got {value}")
+    return value
+
+
+def check_choice(name: str, value: object, choices: tuple[str, ...] | list[str]) -> str:
+    """Return `value` if it is one of `choices`."""
+    if value not in choices:
+        raise InvalidValueError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_ids(
+    ids: torch.Tensor | np.ndarray, size: int, what: str = "token id", size_name: str = "vocab_size"
+) -> None:
+    """Raise InvalidValueError unless every id is an integer in [0, size).
+
+    Works on torch tensors (any device) and NumPy arrays, of any shape. The message names the
+    first bad id in row-major order and the table size, e.g.
+    "token id 50257 is out of range: vocab_size is 50257 (allowed 0..50256)".
+    The check costs one reduction over the ids, tiny next to the lookup itself.
+    """
+    if isinstance(ids, torch.Tensor):
+        dtype_ok = not (ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool)
+    else:
+        ids = np.asarray(ids)
+        dtype_ok = np.issubdtype(ids.dtype, np.integer)
+    if not dtype_ok:
+        raise InvalidValueError(f"{what}s must have an integer dtype; got {ids.dtype}")
+    if isinstance(ids, torch.Tensor) and ids.dtype not in (torch.int32, torch.int64):
+        ids = ids.long()  # narrow dtypes (uint8, int16) would wrap when compared with `size`
+    elif isinstance(ids, np.ndarray) and ids.dtype.itemsize < 8:
+        ids = ids.astype(np.int64)
+    bad = (ids < 0) | (ids >= size)
+    if bool(bad.any()):
+        first = int(ids[bad].reshape(-1)[0])
+        raise InvalidValueError(
+            f"{what} {first} is out of range: {size_name} is {size} (allowed 0..{size - 1})"
+        )
+
+
+def _range(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f"between {low} and {high}"
+    if low is not None:
+        return f">= {low}"
+    return f"<= {high}"

@@ -1,0 +1,170 @@
+"""InputEmbedding: how a model family turns ids into the matrix X that enters attention.
+
+A recipe is a set of choices over the same parts:
+
+    recipe        token scale   positions    segments  LayerNorm+dropout  output head
+    bert          1             learned      2         yes (0.1)          tied (MLM decoder)
+    gpt2          1             learned      -         -                  tied
+    transformer   √D            sinusoidal   -         -                  tied
+    llama         1             rotary*      -         -                  untied
+    gemma         √D            rotary*      -         -                  tied
+
+    * rotary positions rotate q and k inside attention; nothing is added here.
+
+    emb = InputEmbedding.from_recipe("bert", vocab_size=30522, dim=384)
+    x = emb(ids, segment_ids)             # (B, T) -> (B, T, D)
+    parts = emb.addends(ids, segment_ids)  # every addend, the sum, and the output
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import torch
+from torch import nn
+
+from embedlab.errors import InvalidValueError, check_choice, check_float, check_int, unknown_name
+from embedlab.layers.head import LMHead
+from embedlab.layers.position import POSITION_KINDS, POSITIONS
+from embedlab.layers.segment import SegmentEmbedding
+from embedlab.layers.token import TokenEmbedding
+
+
+@dataclass(frozen=True)
+class EmbeddingConfig:
+    """Every choice an input embedding makes; recipes are presets of it."""
+
+    vocab_size: int
+    dim: int
+    positions: str = "learned"  # learned | sinusoidal | rotary | none (see POSITION_KINDS)
+    max_len: int = 512  # rows of a learned or sinusoidal position table
+    n_segments: int = 0  # 0: no segment table; BERT has 2
+    scale: str | float | None = None  # "sqrt_d": token rows × √D (Transformer, Gemma)
+    layer_norm: bool = False  # LayerNorm over the sum (BERT)
+    layer_norm_eps: float = 1e-12  # BERT's value; tiny, so it only guards against zero variance
+    dropout: float = 0.0  # BERT trains with 0.1 here; eval() turns it off
+    padding_idx: int | None = None  # row that stays zero and gets no gradient
+    std: float = 0.02  # init std of the learned tables (GPT-2, BERT)
+    tied_head: bool = True  # whether the family's output head shares the token table
+
+    def __post_init__(self) -> None:
+        check_int("vocab_size", self.vocab_size, low=1)
+        check_int("dim", self.dim, low=1)
+        check_choice("positions", self.positions, POSITION_KINDS)
+        check_int("max_len", self.max_len, low=1)
+        check_int("n_segments", self.n_segments, low=0)
+        check_float("dropout", self.dropout, low=0.0, high=1.0)
+        check_float("layer_norm_eps", self.layer_norm_eps, low=0.0)
+
+
+# Each recipe: the fields it sets on EmbeddingConfig; the caller gives vocab_size and dim.
+RECIPES: dict[str, dict[str, object]] = {
+    "bert": dict(positions="learned", max_len=512, n_segments=2, layer_norm=True, dropout=0.1),
+    "gpt2": dict(positions="learned", max_len=1024),
+    "transformer": dict(positions="sinusoidal", max_len=5000, scale="sqrt_d"),
+    "llama": dict(positions="rotary", tied_head=False),
+    "gemma": dict(positions="rotary", scale="sqrt_d"),
+}
+
+
+def recipe(name: str, vocab_size: int, dim: int, **overrides: object) -> EmbeddingConfig:
+    """The EmbeddingConfig of a named recipe; `overrides` replace any of its fields.
+
+    >>> recipe("gpt2", 50257, 768).max_len
+    1024
+    """
+    if name not in RECIPES:
+        raise unknown_name("recipe", name, list(RECIPES))
+    known = {f.name for f in fields(EmbeddingConfig)}
+    for key in overrides:
+        if key not in known:
+            raise InvalidValueError(f"{key!r} is not an EmbeddingConfig field; fields: {', '.join(sorted(known))}")
+    return EmbeddingConfig(vocab_size=vocab_size, dim=dim, **{**RECIPES[name], **overrides})
+
+
+@dataclass
+class EmbeddingParts:
+    """What one forward pass adds up, each (B, T, D) or broadcastable to it; None where absent."""
+
+    token: torch.Tensor  # token rows, already scaled by the recipe's factor
+    position: torch.Tensor | None  # (T, D) or (B, T, D) additive position rows
+    segment: torch.Tensor | None
+    total: torch.Tensor  # token + position + segment
+    output: torch.Tensor  # after LayerNorm and dropout (the same tensor as total if none)
+
+
+class InputEmbedding(nn.Module):
+    """(B, T) int ids [+ (B, T) segment ids, (T,) or (B, T) positions] -> (B, T, D).
+
+    Parts, each open for inspection: `token` (TokenEmbedding), `position` (additive module or
+    None), `segment` (SegmentEmbedding or None), `norm` and `dropout` (nn.Identity when the
+    recipe has none, so forward never branches on them).
+    """
+
+    def __init__(self, config: EmbeddingConfig, device=None, dtype=None) -> None:
+        super().__init__()
+        self.config = c = config
+        kw = dict(device=device, dtype=dtype)
+        self.token = TokenEmbedding(c.vocab_size, c.dim, padding_idx=c.padding_idx, std=c.std, scale=c.scale, **kw)
+        self.position = POSITIONS[c.positions](c.max_len, c.dim, **kw) if c.positions in POSITIONS else None
+        self.segment = SegmentEmbedding(c.n_segments, c.dim, std=c.std, **kw) if c.n_segments else None
+        self.norm = nn.LayerNorm(c.dim, eps=c.layer_norm_eps, **kw) if c.layer_norm else nn.Identity()
+        self.dropout = nn.Dropout(c.dropout) if c.dropout else nn.Identity()
+
+    @classmethod
+    def from_recipe(cls, name: str, vocab_size: int, dim: int, device=None, dtype=None, **overrides) -> InputEmbedding:
+        """InputEmbedding(recipe(name, vocab_size, dim, **overrides))."""
+        return cls(recipe(name, vocab_size, dim, **overrides), device=device, dtype=dtype)
+
+    def addends(
+        self,
+        ids: torch.Tensor,
+        segment_ids: torch.Tensor | None = None,
+        positions: torch.Tensor | None = None,
+    ) -> EmbeddingParts:
+        """Every addend of the input embedding, their sum and the output; see EmbeddingParts."""
+        if not isinstance(ids, torch.Tensor) or ids.dim() < 1:
+            raise InvalidValueError("ids must be a tensor of shape (B, T) or (T,)")
+        T = ids.shape[-1]
+        token = self.token(ids)  # (B, T, D)
+        total = token
+
+        position = None
+        if self.position is not None:
+            if positions is None:
+                positions = torch.arange(T, device=ids.device)  # (T,), broadcast over B
+            position = self.position(positions)  # (T, D) or (B, T, D)
+            total = total + position
+        elif positions is not None:
+            raise InvalidValueError(
+                f"recipe positions={self.config.positions!r} adds no position rows; "
+                "rotary positions are applied to q and k inside attention (RotaryPositions)"
+            )
+
+        segment = None
+        if self.segment is not None:
+            if segment_ids is None:
+                segment_ids = torch.zeros_like(ids)  # everything in sentence A, as BERT does
+            segment = self.segment(segment_ids)  # (B, T, D)
+            total = total + segment
+        elif segment_ids is not None:
+            raise InvalidValueError("segment_ids given, but this recipe has no segment table (n_segments=0)")
+
+        output = self.dropout(self.norm(total))  # (B, T, D)
+        return EmbeddingParts(token=token, position=position, segment=segment, total=total, output=output)
+
+    def forward(
+        self,
+        ids: torch.Tensor,
+        segment_ids: torch.Tensor | None = None,
+        positions: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """(B, T) int ids -> (B, T, D)."""
+        return self.addends(ids, segment_ids, positions).output
+
+    def make_head(self) -> LMHead:
+        """The output head this family uses: tied to the token table, or a fresh untied one."""
+        c = self.config
+        w = self.token.weight
+        return LMHead(c.dim, c.vocab_size, tied_to=self.token if c.tied_head else None, device=w.device, dtype=w.dtype)
+

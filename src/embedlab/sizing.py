@@ -1,0 +1,264 @@
+"""Parameter and memory arithmetic of a model's embedding part, in exact integers.
+
+The embedding part is every learned table between the input ids (or pixels) and the first
+attention layer, plus the output projection back onto the vocabulary when it is a separate
+matrix. Counting it needs no weights, only the layout:
+
+    token     (V, D)            one row per vocabulary entry
+    position  (max_len, D)      learned positions only; ViT: (N + 1, D), the +1 for CLS
+    segment   (n_segments, D)   BERT's sentence A / sentence B
+    output    (V, D)            only when untied; a tied head reuses the token table
+    patch     (D, C, P, P) + D  ViT's patch projection (a Conv2d with stride P) and its bias
+    cls       (1, D)            ViT's learned classification token
+
+Worked example, BERT-base (V 30,522, D 768, 512 learned positions, 2 segments, tied):
+
+    30,522·768 + 512·768 + 2·768 = 23,440,896 + 393,216 + 1,536 = 23,835,648 parameters,
+    of which the token table is 98.3%; in fp32 that is 95,342,592 bytes ≈ 90.9 MiB.
+
+Memory is parameters × bytes per parameter: a property of the weights alone, independent of
+batch size and sequence length.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from embedlab.errors import InvalidValueError, check_choice, check_int, unknown_name
+
+# How a model tells positions apart. Only "learned" is a table of parameters; the others are
+# computed ("sinusoidal"), applied to q and k inside attention ("rotary"), kept as a small bias
+# inside attention ("relative", T5), or absent.
+POSITION_KINDS = ("learned", "sinusoidal", "rotary", "relative", "none")
+
+# Bytes per stored parameter. subtle: int8 counts the 8-bit weights only; the per-channel or
+# per-group scales (and zero points) that quantised tables also store are not included.
+BYTES_PER_PARAM = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
+
+# The tables of a report, in the order they are listed and summed.
+TABLES = ("token", "position", "segment", "output", "patch", "cls")
+
+
+@dataclass(frozen=True, kw_only=True)
+class EmbeddingLayout:
+    """The shape of a model's embedding part: enough to count it, no weights.
+
+    A text layout has `vocab_size >= 1` and `patch_size == 0`; an image (ViT) layout has
+    `patch_size >= 1`, `image_size` a multiple of it and no vocabulary.
+
+    >>> EmbeddingLayout(vocab_size=30522, dim=768, positions="learned", max_len=512).n_patches
+    0
+    >>> EmbeddingLayout(dim=768, image_size=224, patch_size=16, positions="learned").n_patches
+    196
+    """
+
+    vocab_size: int = 0  # V; rows of the token table (0 for an image layout)
+    dim: int  # D; the width every table shares, so their rows can be added
+    positions: str = "none"  # one of POSITION_KINDS; "none" so a bare (V, D) table is valid
+    max_len: int = 0  # rows of a learned text position table; read only when "learned"
+    n_segments: int = 0  # rows of the segment table; 0 means no segment table (BERT: 2)
+    tied: bool = True  # output head reuses the token table; ignored for images (no head)
+    image_size: int = 0  # H = W of a square image, in pixels (0 for text)
+    patch_size: int = 0  # P, side of a square patch; > 0 makes this an image layout
+    in_channels: int = 3  # C, image channels (RGB)
+
+    def __post_init__(self) -> None:
+        check_int("dim", self.dim, low=1)
+        check_choice("positions", self.positions, POSITION_KINDS)
+        check_int("max_len", self.max_len, low=0)
+        check_int("n_segments", self.n_segments, low=0)
+        check_int("image_size", self.image_size, low=0)
+        check_int("patch_size", self.patch_size, low=0)
+        check_int("in_channels", self.in_channels, low=1)
+        if not isinstance(self.tied, bool):
+            raise InvalidValueError(f"tied must be True or False; got {self.tied!r}")
+        if self.is_image:
+            self._check_image()
+        else:
+            self._check_text()
+
+    def _check_text(self) -> None:
+        check_int("vocab_size", self.vocab_size, low=1)
+        if self.image_size:
+            raise InvalidValueError(
+                f"image_size {self.image_size} needs patch_size >= 1 (an image layout); got 0"
+            )
+        if self.positions == "learned" and self.max_len < 1:
+            raise InvalidValueError(
+                f"max_len must be >= 1 for learned positions; got {self.max_len}"
+            )
+
+    def _check_image(self) -> None:
+        check_int("image_size", self.image_size, low=self.patch_size)
+        if self.image_size % self.patch_size:
+            raise InvalidValueError(
+                f"image_size must be a multiple of patch_size {self.patch_size}; "
+                f"got {self.image_size}"
+            )
+        # An image layout has no vocabulary and no sentences; a value here is a mix-up.
+        for name in ("vocab_size", "n_segments"):
+            value = getattr(self, name)
+            if value:
+                raise InvalidValueError(
+                    f"{name} must be 0 for an image layout (patch_size {self.patch_size}); "
+                    f"got {value}"
+                )
+
+    @property
+    def is_image(self) -> bool:
+        """True for a ViT layout (patches instead of a vocabulary)."""
+        return self.patch_size > 0
+
+    @property
+    def n_patches(self) -> int:
+        """N = (H / P)²: 224 px with 16 px patches -> 14·14 = 196; 0 for text."""
+        return (self.image_size // self.patch_size) ** 2 if self.is_image else 0
+
+    def to_dict(self) -> dict[str, object]:
+        """The fields as a JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class SizeReport:
+    """Parameters and bytes of each table of one layout, stored in one dtype.
+
+    Every count is an exact int; `total_params` is their sum, `bytes` is
+    `total_params * bytes_per_param`.
+    """
+
+    layout: EmbeddingLayout
+    dtype: str  # one of BYTES_PER_PARAM
+    bytes_per_param: int
+    token_params: int  # V·D
+    position_params: int  # max_len·D (text, learned), (N + 1)·D (ViT, learned), else 0
+    segment_params: int  # n_segments·D
+    output_params: int  # V·D when untied; 0 when tied (a shared weight counts once)
+    patch_params: int  # C·P·P·D weight + D bias (ViT)
+    cls_params: int  # D (ViT)
+    total_params: int
+    bytes: int
+
+    @property
+    def params(self) -> dict[str, int]:
+        """Table name -> parameters, in TABLES order (absent tables map to 0)."""
+        return {name: getattr(self, f"{name}_params") for name in TABLES}
+
+    @property
+    def mib(self) -> float:
+        """Memory in MiB (bytes / 1024²): V 10,000 × D 512 in fp32 -> 20,480,000 B ≈ 19.53."""
+        return self.bytes / 1024**2
+
+    @property
+    def shares(self) -> dict[str, float]:
+        """Table name -> fraction of total_params; the values sum to 1.
+
+        BERT-base: token 23,440,896 / 23,835,648 ≈ 0.983.
+        """
+        # Invariant, not an input check: a valid layout always has a token or patch table.
+        assert self.total_params > 0
+        return {name: n / self.total_params for name, n in self.params.items()}
+
+    def table_bytes(self, name: str) -> int:
+        """Bytes of one table in this report's dtype: GPT-2 token table in fp16 -> 77,194,752."""
+        check_choice("table", name, TABLES)
+        return self.params[name] * self.bytes_per_param
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready dict: the layout's fields, each count, bytes, MiB, dtype and shares."""
+        out: dict[str, object] = self.layout.to_dict()
+        out["n_patches"] = self.layout.n_patches
+        out.update({f"{name}_params": n for name, n in self.params.items()})
+        out["total_params"] = self.total_params
+        out["dtype"] = self.dtype
+        out["bytes_per_param"] = self.bytes_per_param
+        out["bytes"] = self.bytes
+        out["mib"] = self.mib
+        out["shares"] = self.shares
+        return out
+
+
+def count(layout: EmbeddingLayout, dtype: str = "fp32") -> SizeReport:
+    """Count the learned parameters of `layout`'s embedding part and their bytes in `dtype`.
+
+    What counts as zero, and why:
+      - sinusoidal positions are computed from a formula, rotary positions rotate q and k
+        inside attention, "none" has no positions: no learned table, 0 parameters;
+      - relative positions (T5) are a small learned bias of shape (buckets, heads) that lives
+        in the first attention layer, not in the embedding part: 0 here;
+      - a tied output head is the token table itself, so its V·D counts once, under token.
+
+    V 50,000, D 2,048, no positions, fp16 -> 102,400,000 params, 204,800,000 bytes ≈ 195.3 MiB:
+
+    >>> count(EmbeddingLayout(vocab_size=50_000, dim=2_048), "fp16").bytes
+    204800000
+    """
+    check_choice("dtype", dtype, tuple(BYTES_PER_PARAM))
+    V, D = layout.vocab_size, layout.dim  # V is 0 for an image layout
+    if layout.is_image:
+        C, P, N = layout.in_channels, layout.patch_size, layout.n_patches
+        patch = C * P * P * D + D  # Conv2d(C, D, kernel=P, stride=P): weight and bias
+        cls = D
+        rows = N + 1  # the CLS token gets a position too
+    else:
+        patch = cls = 0
+        rows = layout.max_len
+    position = rows * D if layout.positions == "learned" else 0
+    output = 0 if (layout.tied or layout.is_image) else V * D
+    counts = {
+        "token": V * D,
+        "position": position,
+        "segment": layout.n_segments * D,
+        "output": output,
+        "patch": patch,
+        "cls": cls,
+    }
+    total = sum(counts.values())
+    width = BYTES_PER_PARAM[dtype]
+    return SizeReport(
+        layout=layout,
+        dtype=dtype,
+        bytes_per_param=width,
+        token_params=counts["token"],
+        position_params=counts["position"],
+        segment_params=counts["segment"],
+        output_params=counts["output"],
+        patch_params=counts["patch"],
+        cls_params=counts["cls"],
+        total_params=total,
+        bytes=total * width,
+    )
+
+
+# Real configurations, each read off the model's HuggingFace config.json (field values noted).
+PRESETS: dict[str, EmbeddingLayout] = {
+    # gpt2: vocab_size 50257, n_embd 768, n_positions 1024, tie_word_embeddings (default) true
+    "gpt2": EmbeddingLayout(vocab_size=50257, dim=768, positions="learned", max_len=1024),
+    # bert-base-uncased: vocab_size 30522, hidden_size 768, max_position_embeddings 512,
+    # type_vocab_size 2; the MLM decoder reuses word_embeddings (tie_word_embeddings true)
+    "bert-base": EmbeddingLayout(
+        vocab_size=30522, dim=768, positions="learned", max_len=512, n_segments=2
+    ),
+    # t5-base: vocab_size 32128, d_model 768, relative_attention_num_buckets 32, tied (default)
+    "t5-base": EmbeddingLayout(vocab_size=32128, dim=768, positions="relative"),
+    # Llama-2-7b-hf: vocab_size 32000, hidden_size 4096, RoPE, tie_word_embeddings false
+    "llama-2-7b": EmbeddingLayout(vocab_size=32000, dim=4096, positions="rotary", tied=False),
+    # Meta-Llama-3-8B: vocab_size 128256, hidden_size 4096, RoPE, tie_word_embeddings false
+    "llama-3-8b": EmbeddingLayout(vocab_size=128256, dim=4096, positions="rotary", tied=False),
+    # Mistral-7B-v0.1: vocab_size 32000, hidden_size 4096, RoPE, tie_word_embeddings false
+    "mistral-7b": EmbeddingLayout(vocab_size=32000, dim=4096, positions="rotary", tied=False),
+    # gemma-2b: vocab_size 256000, hidden_size 2048, RoPE, tie_word_embeddings true
+    "gemma-2b": EmbeddingLayout(vocab_size=256000, dim=2048, positions="rotary"),
+    # vit-base-patch16-224: image_size 224, patch_size 16, num_channels 3, hidden_size 768
+    "vit-b-16": EmbeddingLayout(dim=768, positions="learned", image_size=224, patch_size=16),
+    # vit-base-patch32-224-in21k: image_size 224, patch_size 32, num_channels 3, hidden_size 768
+    "vit-b-32": EmbeddingLayout(dim=768, positions="learned", image_size=224, patch_size=32),
+}
+
+
+def preset(name: str) -> EmbeddingLayout:
+    """The layout of a known model: preset("bert-base").n_segments -> 2."""
+    if name not in PRESETS:
+        raise unknown_name("preset", name, list(PRESETS))
+    return PRESETS[name]
