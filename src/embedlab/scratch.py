@@ -56,7 +56,8 @@ def row_gradient(ids: np.ndarray, grad_out: np.ndarray, vocab_size: int) -> RowG
     result as Hᵀ G without a V-wide one-hot matrix or a Python loop over tokens.
     """
     flat = np.asarray(ids).reshape(-1)
-    grads = np.asarray(grad_out).reshape(flat.size, -1)  # (n, D)
+    grad_out = np.asarray(grad_out)
+    grads = grad_out.reshape(flat.size, grad_out.shape[-1])  # (n, D)
     if flat.size == 0:
         return RowGradient(np.empty(0, np.int64), np.empty((0, grads.shape[1]), grads.dtype), vocab_size)
     order = np.argsort(flat, kind="stable")

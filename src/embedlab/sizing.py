@@ -64,13 +64,12 @@ class EmbeddingLayout:
     in_channels: int = 3  # C, image channels (RGB)
 
     def __post_init__(self) -> None:
-        check_int("dim", self.dim, low=1)
+        lows = {"vocab_size": 0, "dim": 1, "max_len": 0, "n_segments": 0, "image_size": 0,
+                "patch_size": 0, "in_channels": 1}
+        for name, low in lows.items():
+            # Store plain ints (a NumPy integer would pass but break json.dumps later).
+            object.__setattr__(self, name, check_int(name, getattr(self, name), low=low))
         check_choice("positions", self.positions, POSITION_KINDS)
-        check_int("max_len", self.max_len, low=0)
-        check_int("n_segments", self.n_segments, low=0)
-        check_int("image_size", self.image_size, low=0)
-        check_int("patch_size", self.patch_size, low=0)
-        check_int("in_channels", self.in_channels, low=1)
         if not isinstance(self.tied, bool):
             raise InvalidValueError(f"tied must be True or False; got {self.tied!r}")
         if self.is_image:
@@ -79,7 +78,10 @@ class EmbeddingLayout:
             self._check_text()
 
     def _check_text(self) -> None:
-        check_int("vocab_size", self.vocab_size, low=1)
+        if self.vocab_size < 1:
+            raise InvalidValueError(
+                f"vocab_size must be >= 1 for a text layout; got {self.vocab_size}"
+            )
         if self.image_size:
             raise InvalidValueError(
                 f"image_size {self.image_size} needs patch_size >= 1 (an image layout); got 0"

@@ -55,9 +55,7 @@ def _image(img_size, in_channels, batch=2, seed=0):
 def _cut_patches_by_hand(images: torch.Tensor, p: int) -> torch.Tensor:
     """(B, C, H, W) -> (B, N, C, P, P) by explicit slicing, row-major over the grid."""
     _, _, h, w = images.shape
-    blocks = [
-        images[:, :, i : i + p, j : j + p] for i in range(0, h, p) for j in range(0, w, p)
-    ]
+    blocks = [images[:, :, i : i + p, j : j + p] for i in range(0, h, p) for j in range(0, w, p)]
     return torch.stack(blocks, dim=1)
 
 

@@ -115,8 +115,13 @@ class PatchEmbedding(nn.Module):
         self.impl = check_choice("impl", impl, IMPLS)
         # The one weight layout both implementations read: (D, C, P, P) and (D,).
         self.proj = nn.Conv2d(
-            in_channels, dim, kernel_size=patch_size, stride=patch_size, bias=bias,
-            device=device, dtype=dtype,
+            in_channels,
+            dim,
+            kernel_size=patch_size,
+            stride=patch_size,
+            bias=bias,
+            device=device,
+            dtype=dtype,
         )
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,39 @@
+"""Shared fixtures: the real MiniLM model folder and its transformers oracle, a CLI runner."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# The built-in model ships inside an installed package; nothing may reach a hub.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session")
+def minilm_dir():
+    from embedlab.data import model_dir
+
+    return model_dir("minilm")
+
+
+@pytest.fixture(scope="session")
+def bert_oracle(minilm_dir):
+    """transformers' own BertModel on the MiniLM weights, in eval mode."""
+    from transformers import BertModel
+
+    return BertModel.from_pretrained(str(minilm_dir)).eval()
+
+
+@pytest.fixture
+def run_cli(capsys):
+    """Run `embedlab ARGS...` in-process -> (exit status, stdout, stderr)."""
+    from embedlab.cli import main
+
+    def run(*args: str) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as exit_info:
+            main(list(args))
+        out, err = capsys.readouterr()
+        return exit_info.value.code, out, err
+
+    return run

@@ -1,0 +1,144 @@
+"""InputEmbedding recipes: each one's parts, its sum, and the lessons' worked numbers."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from embedlab.errors import InvalidValueError, UnknownNameError
+from embedlab.layers.position import SinusoidalPositions
+from embedlab.layers.recipes import RECIPES, InputEmbedding, recipe
+
+V, D = 100, 16
+FP32 = 1e-6  # sums of a handful of float32 numbers of order 1
+
+
+def _ids(B: int = 2, T: int = 5) -> torch.Tensor:
+    return torch.randint(0, V, (B, T), generator=torch.Generator().manual_seed(0))
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_every_recipe_runs_forward_and_backward(name):
+    emb = InputEmbedding.from_recipe(name, V, D)
+    out = emb(_ids())
+    assert out.shape == (2, 5, D)
+    out.pow(2).sum().backward()
+    assert emb.token.weight.grad is not None and emb.token.weight.grad.abs().sum() > 0
+
+
+def test_bert_is_layernorm_of_token_plus_position_plus_segment():
+    emb = InputEmbedding.from_recipe("bert", V, D).eval()
+    ids, seg = _ids(), torch.tensor([[0, 0, 0, 1, 1], [0, 1, 1, 1, 1]])
+    parts = emb.addends(ids, seg)
+    expected_total = emb.token.weight[ids] + emb.position.weight[:5] + emb.segment.weight[seg]
+    torch.testing.assert_close(parts.total, expected_total, atol=FP32, rtol=0)
+    expected = torch.nn.functional.layer_norm(expected_total, (D,), emb.norm.weight, emb.norm.bias, eps=1e-12)
+    torch.testing.assert_close(parts.output, expected, atol=FP32, rtol=0)
+    # no segment ids: everything is sentence A, as in BERT
+    torch.testing.assert_close(emb(ids), emb(ids, torch.zeros_like(ids)))
+    assert isinstance(emb.dropout, torch.nn.Dropout) and emb.dropout.p == 0.1
+
+
+def test_gpt2_is_token_plus_learned_position():
+    emb = InputEmbedding.from_recipe("gpt2", V, D)
+    ids = _ids()
+    assert emb.segment is None and isinstance(emb.norm, torch.nn.Identity)
+    assert emb.config.max_len == 1024
+    torch.testing.assert_close(emb(ids), emb.token.weight[ids] + emb.position.weight[:5])
+
+
+def test_transformer_scales_tokens_by_sqrt_d_and_adds_sinusoids():
+    emb = InputEmbedding.from_recipe("transformer", V, D)
+    ids = _ids()
+    assert isinstance(emb.position, SinusoidalPositions)
+    expected = emb.token.weight[ids] * math.sqrt(D) + emb.position.table[:5]
+    torch.testing.assert_close(emb(ids), expected, atol=FP32, rtol=0)
+
+
+def test_llama_adds_nothing_and_gemma_only_scales():
+    ids = _ids()
+    llama = InputEmbedding.from_recipe("llama", V, D)
+    assert llama.position is None and llama.segment is None
+    torch.testing.assert_close(llama(ids), llama.token.weight[ids])
+    with pytest.raises(InvalidValueError, match="rotary positions are applied to q and k"):
+        llama(ids, positions=torch.arange(5))
+    gemma = InputEmbedding.from_recipe("gemma", V, D)
+    torch.testing.assert_close(gemma(ids), gemma.token.weight[ids] * 4.0)  # √16
+
+
+def test_gemma_bf16_factor_is_55_5():
+    gemma = InputEmbedding.from_recipe("gemma", 8, 3072, dtype=torch.bfloat16)
+    with torch.no_grad():
+        gemma.token.weight.fill_(1.0)
+    assert torch.all(gemma(torch.tensor([[1, 2]])) == 55.5)
+
+
+def test_heads_follow_the_family():
+    for name, tied in [("gpt2", True), ("bert", True), ("gemma", True), ("llama", False)]:
+        emb = InputEmbedding.from_recipe(name, V, D)
+        head = emb.make_head()
+        assert head.tied is tied
+        assert (head.weight is emb.token.weight) is tied
+
+
+def test_lesson_scale_example():
+    # Lesson chapter 5, D = 4: e + p washes the token out; 2e + p keeps it visible.
+    e = torch.tensor([[0.3, -0.5, 0.2, 0.4]])
+    p = torch.tensor([0.84, 0.54, 0.91, -0.42])
+    plain = InputEmbedding.from_recipe("gpt2", 1, 4, max_len=4)
+    scaled = InputEmbedding.from_recipe("gpt2", 1, 4, max_len=4, scale="sqrt_d")
+    for emb in (plain, scaled):
+        with torch.no_grad():
+            emb.token.weight.copy_(e)
+            emb.position.weight[0].copy_(p)
+    ids, at0 = torch.tensor([[0]]), torch.tensor([0])
+    torch.testing.assert_close(plain(ids, positions=at0)[0, 0], torch.tensor([1.14, 0.04, 1.11, -0.02]))
+    torch.testing.assert_close(scaled(ids, positions=at0)[0, 0], torch.tensor([1.44, -0.46, 1.31, 0.38]))
+    # the lesson rounds the squares before summing, hence its 1.418 for 1.4148
+    assert e.norm().item() == pytest.approx(0.735, abs=1e-3) and p.norm().item() == pytest.approx(1.418, abs=5e-3)
+
+
+def test_lesson_magnitude_balance_at_d_512():
+    # Tokens initialised with std 1/√D have norm ≈ 1; sinusoids have norm √(D/2) = 16;
+    # scaling tokens by √D brings the ratio from 1:16 to about 1:0.7.
+    torch.manual_seed(0)
+    d = 512
+    plain = InputEmbedding.from_recipe("transformer", 1000, d, scale=None, std=1 / math.sqrt(d))
+    scaled = InputEmbedding.from_recipe("transformer", 1000, d, std=1 / math.sqrt(d))
+    ids = torch.arange(1000)[None]
+    tok_plain = plain.addends(ids[:, :200]).token.norm(dim=-1).mean().item()
+    tok_scaled = scaled.addends(ids[:, :200]).token.norm(dim=-1).mean().item()
+    pos = scaled.addends(ids[:, :200]).position.norm(dim=-1)
+    assert tok_plain == pytest.approx(1.0, rel=0.05)
+    torch.testing.assert_close(pos, torch.full_like(pos, 16.0))
+    assert tok_scaled == pytest.approx(math.sqrt(d), rel=0.05)
+
+
+def test_positions_and_segments_checks():
+    bert = InputEmbedding.from_recipe("bert", V, D, max_len=8)
+    with pytest.raises(InvalidValueError, match="position 8 needs a sequence of 9 tokens but max_len is 8"):
+        bert(torch.zeros(1, 9, dtype=torch.long))
+    with pytest.raises(InvalidValueError, match="segment id 2 is out of range: n_segments is 2"):
+        bert(torch.zeros(1, 3, dtype=torch.long), torch.tensor([[0, 1, 2]]))
+    with pytest.raises(InvalidValueError, match="token id 100 is out of range: vocab_size is 100"):
+        bert(torch.tensor([[1, 100]]))
+    gpt2 = InputEmbedding.from_recipe("gpt2", V, D)
+    with pytest.raises(InvalidValueError, match="no segment table"):
+        gpt2(torch.zeros(1, 3, dtype=torch.long), torch.zeros(1, 3, dtype=torch.long))
+    # explicit positions: the same token moved along the sequence
+    ids = torch.tensor([[5, 5]])
+    out = gpt2(ids, positions=torch.tensor([3, 7]))
+    torch.testing.assert_close(out[0, 1] - out[0, 0], gpt2.position.weight[7] - gpt2.position.weight[3])
+
+
+def test_unknown_recipe_and_bad_config():
+    with pytest.raises(UnknownNameError, match="unknown recipe 'bart'; known: bert, gemma, gpt2, llama, transformer"):
+        recipe("bart", V, D)
+    with pytest.raises(InvalidValueError, match="'heads' is not an EmbeddingConfig field"):
+        recipe("bert", V, D, heads=4)
+    with pytest.raises(InvalidValueError, match="positions must be one of learned, sinusoidal, rotary, none; got 'alibi'"):
+        recipe("bert", V, D, positions="alibi")
+    with pytest.raises(InvalidValueError, match="dropout must be between 0.0 and 1.0; got 1.5"):
+        recipe("bert", V, D, dropout=1.5)

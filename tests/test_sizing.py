@@ -1,0 +1,267 @@
+"""Parameter and memory arithmetic: every expected number is worked by hand from a config."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from embedlab.errors import EmbedlabError, InvalidValueError, UnknownNameError
+from embedlab.sizing import (
+    BYTES_PER_PARAM,
+    PRESETS,
+    TABLES,
+    EmbeddingLayout,
+    SizeReport,
+    count,
+    preset,
+)
+
+# Shares are float divisions of exact ints; their sum can miss 1 by a few ulps.
+SHARE_SUM_TOL = 1e-12
+# MiB figures are quoted in the lessons to two decimals.
+MIB_TOL = 0.005
+
+
+def text(vocab_size: int, dim: int, **fields: object) -> EmbeddingLayout:
+    return EmbeddingLayout(vocab_size=vocab_size, dim=dim, **fields)
+
+
+# --- the lessons' worked numbers -----------------------------------------------------------
+
+
+def test_bert_base_three_tables():
+    r = count(preset("bert-base"))
+    assert r.token_params == 23_440_896  # 30,522 × 768
+    assert r.position_params == 393_216  # 512 × 768
+    assert r.segment_params == 1_536  # 2 × 768
+    assert r.output_params == 0  # the MLM head is tied
+    assert r.total_params == 23_835_648
+    assert round(r.shares["token"], 3) == 0.983
+
+
+def test_gpt2_token_table_in_fp16():
+    r = count(preset("gpt2"), "fp16")
+    assert r.token_params == 38_597_376  # 50,257 × 768
+    assert r.table_bytes("token") == 77_194_752  # × 2 bytes
+
+
+def test_llama2_untied_doubles_the_table():
+    r = count(preset("llama-2-7b"))
+    assert r.token_params == 131_072_000  # 32,000 × 4,096
+    assert r.output_params == 131_072_000
+    assert r.total_params == 262_144_000
+    tied = count(dataclasses.replace(preset("llama-2-7b"), tied=True))
+    assert tied.total_params == 131_072_000
+
+
+def test_llama3_table():
+    r = count(preset("llama-3-8b"))
+    assert r.token_params == 525_336_576  # 128,256 × 4,096
+    assert r.output_params == 525_336_576
+    assert r.total_params == 2 * 525_336_576
+
+
+def test_tied_learned_positions_100k_vocab():
+    layout = text(100_000, 2_048, positions="learned", max_len=4_096)
+    r = count(layout, "fp16")
+    assert r.token_params == 204_800_000
+    assert r.position_params == 8_388_608
+    assert r.total_params == 213_188_608
+    assert r.bytes == 426_377_216
+
+
+def test_50k_vocab_fp16_memory():
+    r = count(text(50_000, 2_048), "fp16")
+    assert r.bytes == 204_800_000
+    assert r.mib == pytest.approx(195.31, abs=MIB_TOL)
+
+
+def test_10k_vocab_fp32_memory():
+    r = count(text(10_000, 512))
+    assert r.bytes == 20_480_000
+    assert r.mib == pytest.approx(19.53, abs=MIB_TOL)
+
+
+def test_vit_b16_tables():
+    r = count(preset("vit-b-16"))
+    assert r.patch_params == 16 * 16 * 3 * 768 + 768 == 590_592
+    assert r.position_params == 197 * 768  # 196 patches + CLS
+    assert r.cls_params == 768
+    assert r.token_params == r.output_params == r.segment_params == 0
+    assert r.layout.n_patches == 196
+
+
+def test_vit_b32_tables():
+    r = count(preset("vit-b-32"))
+    assert r.layout.n_patches == 49  # (224 / 32)² = 7²
+    assert r.patch_params == 32 * 32 * 3 * 768 + 768
+    assert r.position_params == 50 * 768
+
+
+# --- every preset against its config values ------------------------------------------------
+
+PRESET_TOTALS = {
+    "gpt2": 50257 * 768 + 1024 * 768,
+    "bert-base": 30522 * 768 + 512 * 768 + 2 * 768,
+    "t5-base": 32128 * 768,  # relative bias lives in attention
+    "llama-2-7b": 2 * 32000 * 4096,  # untied
+    "llama-3-8b": 2 * 128256 * 4096,  # untied
+    "mistral-7b": 2 * 32000 * 4096,  # untied
+    "gemma-2b": 256000 * 2048,  # tied
+    "vit-b-16": (3 * 16 * 16 * 768 + 768) + (14 * 14 + 1) * 768 + 768,
+    "vit-b-32": (3 * 32 * 32 * 768 + 768) + (7 * 7 + 1) * 768 + 768,
+}
+
+
+def test_every_preset_has_a_hand_total():
+    assert set(PRESET_TOTALS) == set(PRESETS)
+
+
+@pytest.mark.parametrize("name", sorted(PRESET_TOTALS))
+def test_preset_total(name):
+    assert count(preset(name)).total_params == PRESET_TOTALS[name]
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_shares_sum_to_one(name):
+    shares = count(preset(name)).shares
+    assert set(shares) == set(TABLES)
+    assert all(0.0 <= s <= 1.0 for s in shares.values())
+    assert math.fsum(shares.values()) == pytest.approx(1.0, abs=SHARE_SUM_TOL)
+
+
+def test_unknown_preset_lists_the_known_ones():
+    with pytest.raises(UnknownNameError, match=r"unknown preset 'nope'; known: bert-base, "):
+        preset("nope")
+    with pytest.raises(KeyError):  # the built-in type a Python caller would catch
+        preset("nope")
+
+
+# --- tying, positions, dtypes ---------------------------------------------------------------
+
+
+def test_tied_counts_shared_weights_once():
+    tied = count(text(1_000, 64, tied=True))
+    untied = count(text(1_000, 64, tied=False))
+    assert tied.output_params == 0
+    assert untied.output_params == 1_000 * 64
+    assert untied.total_params - tied.total_params == 64_000
+
+
+@pytest.mark.parametrize("kind", ["sinusoidal", "rotary", "relative", "none"])
+def test_positions_without_a_table_cost_nothing(kind):
+    # max_len is given but only a learned table has rows to count.
+    r = count(text(1_000, 64, positions=kind, max_len=512))
+    assert r.position_params == 0
+    assert r.total_params == 64_000
+
+
+@pytest.mark.parametrize(
+    ("dtype", "expected_bytes"),
+    [("fp32", 10_000 * 512 * 4), ("fp16", 10_000 * 512 * 2), ("bf16", 10_000 * 512 * 2),
+     ("int8", 10_000 * 512)],
+)
+def test_bytes_per_dtype(dtype, expected_bytes):
+    r = count(text(10_000, 512), dtype)
+    assert r.bytes == expected_bytes
+    assert r.bytes_per_param == BYTES_PER_PARAM[dtype]
+    assert r.dtype == dtype
+    assert sum(r.table_bytes(name) for name in TABLES) == expected_bytes
+
+
+def test_bad_dtype_names_value_and_choices():
+    message = r"dtype must be one of fp32, fp16, bf16, int8; got 'fp64'"
+    with pytest.raises(InvalidValueError, match=message):
+        count(preset("gpt2"), "fp64")
+
+
+def test_bad_table_name():
+    with pytest.raises(InvalidValueError, match=r"table must be one of .*; got 'tokens'"):
+        count(preset("gpt2")).table_bytes("tokens")
+
+
+# --- the JSON shape -------------------------------------------------------------------------
+
+
+def test_to_dict_is_json_ready_and_complete():
+    d = json.loads(json.dumps(count(preset("bert-base"), "bf16").to_dict()))
+    for key in ("token_params", "position_params", "segment_params", "output_params",
+                "patch_params", "cls_params", "total_params", "bytes", "mib", "dtype", "shares"):
+        assert key in d
+    for field in dataclasses.fields(EmbeddingLayout):
+        assert field.name in d
+    assert d["total_params"] == 23_835_648
+    assert d["bytes"] == 23_835_648 * 2
+    assert d["dtype"] == "bf16"
+    assert d["n_segments"] == 2
+    assert d["mib"] == pytest.approx(23_835_648 * 2 / 2**20)
+
+
+def test_numpy_integers_become_plain_ints():
+    np = pytest.importorskip("numpy")
+    layout = text(np.int64(10), np.int32(4))
+    assert type(layout.vocab_size) is int and type(layout.dim) is int
+    assert json.loads(json.dumps(count(layout).to_dict()))["total_params"] == 40
+
+
+def test_layout_and_report_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        preset("gpt2").dim = 1  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        count(preset("gpt2")).total_params = 0  # type: ignore[misc]
+
+
+# --- validation: one error naming the value and the allowed range ---------------------------
+
+BAD_LAYOUTS = [
+    (dict(vocab_size=10, dim=0), r"dim must be >= 1; got 0"),
+    (dict(vocab_size=10, dim=2.5), r"dim must be an integer; got 2\.5"),
+    (dict(vocab_size=0, dim=8), r"vocab_size must be >= 1 for a text layout; got 0"),
+    (dict(vocab_size=-3, dim=8), r"vocab_size must be >= 0; got -3"),
+    (dict(vocab_size="many", dim=8), r"vocab_size must be an integer; got 'many'"),
+    (dict(vocab_size=10, dim=8, positions="alibi"), r"positions must be one of .*; got 'alibi'"),
+    (dict(vocab_size=10, dim=8, positions="learned"), r"max_len must be >= 1 .*; got 0"),
+    (dict(vocab_size=10, dim=8, max_len=-1), r"max_len must be >= 0; got -1"),
+    (dict(vocab_size=10, dim=8, n_segments=-2), r"n_segments must be >= 0; got -2"),
+    (dict(vocab_size=10, dim=8, tied="yes"), r"tied must be True or False; got 'yes'"),
+    (dict(vocab_size=10, dim=8, image_size=224), r"image_size 224 needs patch_size >= 1"),
+    (dict(dim=8, image_size=225, patch_size=16), r"multiple of patch_size 16; got 225"),
+    (dict(dim=8, image_size=8, patch_size=16), r"image_size must be >= 16; got 8"),
+    (dict(dim=8, image_size=32, patch_size=-4), r"patch_size must be >= 0; got -4"),
+    (dict(dim=8, image_size=32, patch_size=16, in_channels=0), r"in_channels must be >= 1; got 0"),
+    (dict(vocab_size=5, dim=8, image_size=32, patch_size=16), r"vocab_size must be 0 .*; got 5"),
+    (dict(dim=8, image_size=32, patch_size=16, n_segments=2), r"n_segments must be 0 .*; got 2"),
+]
+
+
+@pytest.mark.parametrize(("fields", "message"), BAD_LAYOUTS)
+def test_bad_layout(fields, message):
+    with pytest.raises(InvalidValueError, match=message) as info:
+        EmbeddingLayout(**fields)
+    assert "\n" not in str(info.value)  # one line, so the CLI prints one line
+    assert isinstance(info.value, EmbedlabError) and isinstance(info.value, ValueError)
+
+
+# --- a property over random text layouts ----------------------------------------------------
+
+
+@given(
+    vocab=st.integers(1, 300_000),
+    dim=st.integers(1, 16_384),
+    max_len=st.integers(1, 32_768),
+    segments=st.integers(0, 4),
+    tied=st.booleans(),
+    dtype=st.sampled_from(sorted(BYTES_PER_PARAM)),
+)
+def test_text_total_is_the_sum_of_its_tables(vocab, dim, max_len, segments, tied, dtype):
+    layout = text(vocab, dim, positions="learned", max_len=max_len, n_segments=segments, tied=tied)
+    r: SizeReport = count(layout, dtype)
+    heads = 1 if tied else 2  # token table, plus the output table when untied
+    assert r.total_params == (heads * vocab + max_len + segments) * dim
+    assert r.bytes == r.total_params * BYTES_PER_PARAM[dtype]
+    assert math.fsum(r.shares.values()) == pytest.approx(1.0, abs=SHARE_SUM_TOL)
