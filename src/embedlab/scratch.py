@@ -80,8 +80,9 @@ class Embedding:
     ) -> None:
         self.vocab_size = check_int("vocab_size", vocab_size, low=1)
         self.dim = check_int("dim", dim, low=1)
+        std = check_float("std", std, low=0.0)
         rng = np.random.default_rng(seed)
-        self.weight = (rng.standard_normal((vocab_size, dim)) * check_float("std", std, low=0.0)).astype(dtype)  # (V, D)
+        self.weight = (rng.standard_normal((vocab_size, dim)) * std).astype(dtype)  # (V, D)
 
     def forward(self, ids: np.ndarray) -> np.ndarray:
         """(...) int ids -> (..., D) by row indexing."""

@@ -18,6 +18,7 @@ from torch import nn
 
 from embedlab.errors import InvalidValueError, check_float, check_ids, check_int
 
+
 class LearnedPositions(nn.Module):
     """(...) int positions -> (..., D) rows of a learned (max_len, D) table (BERT, GPT-2).
 
