@@ -25,6 +25,12 @@ def bert_oracle(minilm_dir):
     return BertModel.from_pretrained(str(minilm_dir)).eval()
 
 
+@pytest.fixture(autouse=True)
+def _no_debug(monkeypatch):
+    # With EMBEDLAB_DEBUG set the CLI re-raises; tests check the user-facing behaviour.
+    monkeypatch.delenv("EMBEDLAB_DEBUG", raising=False)
+
+
 @pytest.fixture
 def run_cli(capsys):
     """Run `embedlab ARGS...` in-process -> (exit status, stdout, stderr)."""

@@ -10,26 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from embedlab.cli import main
 from embedlab.sizing import PRESETS
 
 
-@pytest.fixture(autouse=True)
-def _no_debug(monkeypatch):
-    # With EMBEDLAB_DEBUG set the CLI re-raises; these tests check the user-facing behaviour.
-    monkeypatch.delenv("EMBEDLAB_DEBUG", raising=False)
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    """Run `embedlab ARGS` and return (exit status, stdout, stderr)."""
-    with pytest.raises(SystemExit) as info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return info.value.code, out, err
-
-
-def test_preset_json(capsys):
-    code, out, err = run(capsys, "size", "--preset", "bert-base", "--json")
+def test_preset_json(run_cli):
+    code, out, err = run_cli("size", "--preset", "bert-base", "--json")
     assert code == 0, err
     d = json.loads(out)  # exactly one JSON object, nothing else on stdout
     assert d["total_params"] == 30522 * 768 + 512 * 768 + 2 * 768 == 23_835_648
@@ -37,9 +22,9 @@ def test_preset_json(capsys):
     assert d["dtype"] == "fp32"
 
 
-def test_custom_layout_json(capsys):
-    code, out, err = run(
-        capsys, "size", "--vocab", "100000", "--dim", "2048", "--tied", "--positions", "learned",
+def test_custom_layout_json(run_cli):
+    code, out, err = run_cli(
+        "size", "--vocab", "100000", "--dim", "2048", "--tied", "--positions", "learned",
         "--max-len", "4096", "--dtype", "fp16", "--json",
     )
     assert code == 0, err
@@ -49,8 +34,8 @@ def test_custom_layout_json(capsys):
     assert d["output_params"] == 0
 
 
-def test_options_override_the_preset(capsys):
-    code, out, _ = run(capsys, "size", "--preset", "gpt2", "--untied", "--dtype", "bf16", "--json")
+def test_options_override_the_preset(run_cli):
+    code, out, _ = run_cli("size", "--preset", "gpt2", "--untied", "--dtype", "bf16", "--json")
     assert code == 0
     d = json.loads(out)
     assert d["output_params"] == 50257 * 768
@@ -58,9 +43,9 @@ def test_options_override_the_preset(capsys):
     assert d["max_len"] == 1024  # fields not given keep the preset's value
 
 
-def test_custom_vit_layout(capsys):
-    code, out, _ = run(
-        capsys, "size", "--image-size", "384", "--patch-size", "16", "--channels", "3",
+def test_custom_vit_layout(run_cli):
+    code, out, _ = run_cli(
+        "size", "--image-size", "384", "--patch-size", "16", "--channels", "3",
         "--dim", "1024", "--positions", "learned", "--json",
     )
     assert code == 0
@@ -69,14 +54,14 @@ def test_custom_vit_layout(capsys):
     assert d["position_params"] == (24 * 24 + 1) * 1024  # 384 / 16 = 24 patches a side, + CLS
 
 
-def test_segments_option(capsys):
-    code, out, _ = run(capsys, "size", "--vocab", "100", "--dim", "8", "--segments", "3", "--json")
+def test_segments_option(run_cli):
+    code, out, _ = run_cli("size", "--vocab", "100", "--dim", "8", "--segments", "3", "--json")
     assert code == 0
     assert json.loads(out)["segment_params"] == 24
 
 
-def test_table_output_has_every_row_and_the_total(capsys):
-    code, out, _ = run(capsys, "size", "--preset", "bert-base")
+def test_table_output_has_every_row_and_the_total(run_cli):
+    code, out, _ = run_cli("size", "--preset", "bert-base")
     assert code == 0
     assert "23,835,648" in out  # total params
     assert f"{23_835_648 * 4:,}" in out  # total bytes in fp32
@@ -84,8 +69,8 @@ def test_table_output_has_every_row_and_the_total(capsys):
         assert name in out
 
 
-def test_list_presets_json(capsys):
-    code, out, _ = run(capsys, "size", "--list-presets", "--json")
+def test_list_presets_json(run_cli):
+    code, out, _ = run_cli("size", "--list-presets", "--json")
     assert code == 0
     d = json.loads(out)
     assert set(d) == set(PRESETS)
@@ -93,8 +78,8 @@ def test_list_presets_json(capsys):
     assert d["llama-3-8b"]["tied"] is False
 
 
-def test_list_presets_table(capsys):
-    code, out, _ = run(capsys, "size", "--list-presets")
+def test_list_presets_table(run_cli):
+    code, out, _ = run_cli("size", "--list-presets")
     assert code == 0
     for name in PRESETS:
         assert name in out
@@ -112,8 +97,8 @@ BAD_INPUTS = [
 
 
 @pytest.mark.parametrize(("args", "needle"), BAD_INPUTS)
-def test_bad_input_is_one_line_and_exit_2(capsys, args, needle):
-    code, out, err = run(capsys, "size", *args)
+def test_bad_input_is_one_line_and_exit_2(run_cli, args, needle):
+    code, out, err = run_cli("size", *args)
     assert code == 2
     assert out == ""
     lines = err.strip().splitlines()
