@@ -52,8 +52,9 @@ def one_hot(ids: np.ndarray, vocab_size: int, dtype: np.dtype = np.float32) -> n
 def row_gradient(ids: np.ndarray, grad_out: np.ndarray, vocab_size: int) -> RowGradient:
     """(...) ids and (..., D) output gradient -> the summed gradient of each used row.
 
-    Sort the ids once, then add each run of equal ids with one `np.add.reduceat`: the same
-    result as Hᵀ G without a V-wide one-hot matrix or a Python loop over tokens.
+    Sort the ids once so equal ids sit in runs; a run of one is its own row gradient, and the
+    runs of repeated ids are summed with one `np.add.reduceat`. The same result as Hᵀ G
+    without a V-wide one-hot matrix or a Python loop over tokens.
     """
     flat = np.asarray(ids).reshape(-1)
     grad_out = np.asarray(grad_out)
@@ -61,9 +62,16 @@ def row_gradient(ids: np.ndarray, grad_out: np.ndarray, vocab_size: int) -> RowG
     if flat.size == 0:
         return RowGradient(np.empty(0, np.int64), np.empty((0, grads.shape[1]), grads.dtype), vocab_size)
     order = np.argsort(flat, kind="stable")
-    sorted_ids = flat[order]
+    sorted_ids, sorted_grads = flat[order], grads[order]  # (n,), (n, D)
     starts = np.flatnonzero(np.r_[True, sorted_ids[1:] != sorted_ids[:-1]])  # first of each run
-    values = np.add.reduceat(grads[order], starts, axis=0)  # (U, D)
+    lengths = np.diff(np.r_[starts, flat.size])  # (U,)
+    values = sorted_grads[starts]  # (U, D): already right for runs of one
+    repeated = lengths > 1
+    if repeated.any():
+        # subtle: reduceat pays per segment, so hand it only the (usually few) repeated runs.
+        in_repeated = np.repeat(repeated, lengths)  # (n,) element belongs to a repeated run
+        sub_starts = np.r_[0, np.cumsum(lengths[repeated])[:-1]]
+        values[repeated] = np.add.reduceat(sorted_grads[in_repeated], sub_starts, axis=0)
     return RowGradient(sorted_ids[starts].astype(np.int64), values, vocab_size)
 
 
