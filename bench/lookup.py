@@ -32,18 +32,23 @@ from embedlab.layers.token import TokenEmbedding
 from embedlab.scratch import Embedding
 
 
-def median_seconds(fn: Callable[[], object], reps: int, sync: Callable[[], None]) -> float:
-    """Median wall time of `fn` over `reps` runs after two warm-up runs."""
-    for _ in range(2):
-        fn()
+def paired_medians(
+    ours: Callable[[], object], theirs: Callable[[], object], reps: int, sync: Callable[[], None]
+) -> dict:
+    """Median wall times of two functions run alternately (so machine drift hits both alike)."""
+    times: dict[str, list[float]] = {"embedlab_s": [], "torch_s": []}
+    for _ in range(2):  # warm-up
+        ours(), theirs()
     sync()
-    times = []
     for _ in range(reps):
-        start = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for key, fn in (("embedlab_s", ours), ("torch_s", theirs)):
+            start = time.perf_counter()
+            fn()
+            sync()
+            times[key].append(time.perf_counter() - start)
+    result = {key: statistics.median(values) for key, values in times.items()}
+    result["ratio"] = result["embedlab_s"] / result["torch_s"]
+    return result
 
 
 def bench_modules(ids: torch.Tensor, V: int, D: int, reps: int, device: str) -> dict:
@@ -61,9 +66,7 @@ def bench_modules(ids: torch.Tensor, V: int, D: int, reps: int, device: str) -> 
 
         return run
 
-    t_ours = median_seconds(step(ours), reps, sync)
-    t_theirs = median_seconds(step(theirs), reps, sync)
-    return {"embedlab_s": t_ours, "torch_s": t_theirs, "ratio": t_ours / t_theirs}
+    return paired_medians(step(ours), step(theirs), reps, sync)
 
 
 def bench_scratch(ids: np.ndarray, V: int, D: int, reps: int) -> dict:
@@ -82,17 +85,13 @@ def bench_scratch(ids: np.ndarray, V: int, D: int, reps: int) -> dict:
     def torch_forward() -> None:
         F.embedding(ids_t, weight.detach())
 
-    noop = lambda: None  # noqa: E731
-    t_ours = median_seconds(lambda: emb.backward(ids, grad), reps, noop)
-    t_theirs = median_seconds(torch_backward, reps, noop)
-    f_ours = median_seconds(lambda: emb.forward(ids), reps, noop)
-    f_theirs = median_seconds(torch_forward, reps, noop)
-    # the same numbers, checked once
+    # the same numbers, checked once before timing
     torch_backward()
     assert np.allclose(emb.backward(ids, grad), weight.grad.numpy(), atol=1e-4)
+    noop = lambda: None  # noqa: E731
     return {
-        "backward": {"embedlab_s": t_ours, "torch_s": t_theirs, "ratio": t_ours / t_theirs},
-        "forward": {"embedlab_s": f_ours, "torch_s": f_theirs, "ratio": f_ours / f_theirs},
+        "backward": paired_medians(lambda: emb.backward(ids, grad), torch_backward, reps, noop),
+        "forward": paired_medians(lambda: emb.forward(ids), torch_forward, reps, noop),
     }
 
 

@@ -42,6 +42,8 @@ def embed(
         return
     console = Console()
     console.print(_norm_table(walk, model))
+    means = ", ".join(f"{name} {sum(v) / len(v):.3f}" for name, v in walk.norms().items())
+    console.print(f"Mean norm over the {len(walk.ids)} pieces: {means}", highlight=False)
     if dims:
         console.print(_row_table(walk, dims))
 
