@@ -121,3 +121,14 @@ def test_bad_sizes(cls):
         cls(0, 4)
     with pytest.raises(InvalidValueError, match="dim must be >= 1; got 0"):
         cls(4, 0)
+
+
+def test_rotary_positions_must_be_integers_covering_every_token():
+    rope = RotaryPositions(8)
+    q = torch.randn(3, 8)
+    with pytest.raises(InvalidValueError, match="positions must have an integer dtype; got torch.float32"):
+        rope(q, q, torch.tensor([0.0, 1.0, 2.0]))
+    with pytest.raises(InvalidValueError, match="positions cover 2 tokens but q and k have T = 3"):
+        rope(q, q, torch.tensor([0, 1]))
+    shifted, _ = rope(q, q, torch.tensor([5, 6, 7]))
+    assert not torch.allclose(shifted, rope(q, q)[0])

@@ -142,3 +142,14 @@ def test_unknown_recipe_and_bad_config():
         recipe("bert", V, D, positions="alibi")
     with pytest.raises(InvalidValueError, match="dropout must be between 0.0 and 1.0; got 1.5"):
         recipe("bert", V, D, dropout=1.5)
+
+
+def test_addends_must_line_up_with_ids():
+    bert = InputEmbedding.from_recipe("bert", V, D).eval()  # eval: no dropout noise
+    ids = torch.tensor([[1, 2, 3]])
+    mismatch = r"segment_ids must have shape \(1, 3\) to match ids \(1, 3\); got \(1, 1\)"
+    with pytest.raises(InvalidValueError, match=mismatch):
+        bert(ids, torch.tensor([[0]]))
+    with pytest.raises(InvalidValueError, match=r"positions must have shape \(3,\) or \(1, 3\)"):
+        bert(ids, positions=torch.tensor([0, 1]))
+    torch.testing.assert_close(bert(ids, positions=torch.tensor([[0, 1, 2]])), bert(ids))

@@ -115,8 +115,13 @@ class RotaryPositions(nn.Module):
                 raise InvalidValueError(
                     f"{name} has last dimension {x.shape[-1]}; this RotaryPositions has d_head {self.d_head}"
                 )
+        T = q.shape[-2]
         if positions is None:
-            positions = torch.arange(q.shape[-2], device=q.device)
+            positions = torch.arange(T, device=q.device)
+        elif positions.dtype.is_floating_point or positions.dtype.is_complex or positions.dtype == torch.bool:
+            raise InvalidValueError(f"positions must have an integer dtype; got {positions.dtype}")
+        elif positions.shape[-1] != T:
+            raise InvalidValueError(f"positions cover {positions.shape[-1]} tokens but q and k have T = {T}")
         cos, sin = self.cos_sin(positions)
         if cos.dim() == 3 and q.dim() == 4:  # (B, T, d) angles against (B, H, T, d) heads
             cos, sin = cos[:, None], sin[:, None]

@@ -126,6 +126,8 @@ class InputEmbedding(nn.Module):
         if not isinstance(ids, torch.Tensor) or ids.dim() < 1:
             raise InvalidValueError("ids must be a tensor of shape (B, T) or (T,)")
         T = ids.shape[-1]
+        _check_shape("segment_ids", segment_ids, (tuple(ids.shape),), ids)
+        _check_shape("positions", positions, ((T,), tuple(ids.shape)), ids)
         token = self.token(ids)  # (B, T, D)
         total = token
 
@@ -168,3 +170,12 @@ class InputEmbedding(nn.Module):
         w = self.token.weight
         return LMHead(c.dim, c.vocab_size, tied_to=self.token if c.tied_head else None, device=w.device, dtype=w.dtype)
 
+
+def _check_shape(
+    name: str, value: torch.Tensor | None, allowed: tuple[tuple[int, ...], ...], ids: torch.Tensor
+) -> None:
+    """Addends must line up with ids exactly; a silent broadcast would add one row to every token."""
+    if value is not None and (not isinstance(value, torch.Tensor) or tuple(value.shape) not in allowed):
+        got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+        shapes = " or ".join(str(a) for a in allowed)
+        raise InvalidValueError(f"{name} must have shape {shapes} to match ids {tuple(ids.shape)}; got {got}")
