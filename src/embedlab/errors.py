@@ -103,6 +103,13 @@ def check_ids(
         )
 
 
+def describe(x: object) -> str:
+    """How an unexpected argument is named in a message: its shape and dtype, or its type."""
+    if isinstance(x, torch.Tensor):
+        return f"a tensor of shape {tuple(x.shape)} and dtype {x.dtype}"
+    return type(x).__name__
+
+
 def _range(low: float | None, high: float | None) -> str:
     if low is not None and high is not None:
         return f"between {low} and {high}"

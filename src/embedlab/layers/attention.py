@@ -17,7 +17,7 @@ import math
 
 import torch
 
-from embedlab.errors import InvalidValueError, check_int
+from embedlab.errors import InvalidValueError, check_int, describe
 
 
 def qk_scores(
@@ -68,10 +68,10 @@ def attention_weights(scores: torch.Tensor, mask: torch.Tensor | None = None) ->
     `torch.ones(T, T, dtype=torch.bool).tril()`. A row with no allowed key comes out as NaN.
     """
     if not isinstance(scores, torch.Tensor) or scores.dim() < 2:
-        raise InvalidValueError(f"scores must be a tensor (..., T, T); got {_describe(scores)}")
+        raise InvalidValueError(f"scores must be a tensor (..., T, T); got {describe(scores)}")
     if mask is not None:
         if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
-            raise InvalidValueError(f"mask must be a bool tensor; got {_describe(mask)}")
+            raise InvalidValueError(f"mask must be a bool tensor; got {describe(mask)}")
         try:
             shape = torch.broadcast_shapes(mask.shape, scores.shape)
         except RuntimeError:
@@ -94,13 +94,13 @@ def _check_projections(
 ) -> int:
     """Validate shapes at the boundary; return d_k."""
     if not isinstance(x, torch.Tensor) or x.dim() < 2:
-        raise InvalidValueError(f"x must be a tensor (..., T, D); got {_describe(x)}")
+        raise InvalidValueError(f"x must be a tensor (..., T, D); got {describe(x)}")
     D = x.shape[-1]
     for name, w in (("w_q", w_q), ("w_k", w_k)):
         if not isinstance(w, torch.Tensor) or w.dim() != 2 or w.shape[0] != D:
             raise InvalidValueError(
                 f"{name} must be (D, d_k) with D = {D} from x of shape {tuple(x.shape)}; "
-                f"got {_describe(w)} (an nn.Linear's weight is (d_k, D): pass its .T)"
+                f"got {describe(w)} (an nn.Linear's weight is (d_k, D): pass its .T)"
             )
     if w_q.shape != w_k.shape:
         raise InvalidValueError(
@@ -110,7 +110,7 @@ def _check_projections(
     d_k = w_q.shape[1]
     for name, b in (("b_q", b_q), ("b_k", b_k)):
         if b is not None and (not isinstance(b, torch.Tensor) or tuple(b.shape) != (d_k,)):
-            raise InvalidValueError(f"{name} must have shape ({d_k},); got {_describe(b)}")
+            raise InvalidValueError(f"{name} must have shape ({d_k},); got {describe(b)}")
     return d_k
 
 
@@ -118,9 +118,3 @@ def _split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     """(..., T, d_k) -> (..., H, T, d_k/H); head h holds columns [h·d_k/H, (h+1)·d_k/H)."""
     t = t.unflatten(-1, (n_heads, -1))  # (..., T, H, d_k/H)
     return t.transpose(-3, -2)  # (..., H, T, d_k/H)
-
-
-def _describe(x: object) -> str:
-    if isinstance(x, torch.Tensor):
-        return f"a tensor of shape {tuple(x.shape)} and dtype {x.dtype}"
-    return type(x).__name__

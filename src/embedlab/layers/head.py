@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from embedlab.errors import InvalidValueError, check_int
+from embedlab.errors import InvalidValueError, check_int, describe
 
 
 class LMHead(nn.Module):
@@ -68,7 +68,7 @@ class LMHead(nn.Module):
     def forward(self, h: torch.Tensor) -> torch.Tensor:
         """(..., D) -> (..., V): logits[..., i] = h · E[i] (+ b[i])."""
         if not isinstance(h, torch.Tensor) or h.dim() == 0:
-            raise InvalidValueError(f"hidden states must be a tensor (..., D); got {_describe(h)}")
+            raise InvalidValueError(f"hidden states must be a tensor (..., D); got {describe(h)}")
         if h.shape[-1] != self.dim:
             raise InvalidValueError(
                 f"hidden states of width {h.shape[-1]} do not match the head's dim {self.dim}"
@@ -85,16 +85,10 @@ def _check_tie_target(module: nn.Module, vocab_size: int, dim: int) -> None:
     if not isinstance(weight, nn.Parameter):
         raise InvalidValueError(
             f"tied_to must have a `.weight` Parameter of shape ({vocab_size}, {dim}); "
-            f"{type(module).__name__} has {_describe(weight)}"
+            f"{type(module).__name__} has {describe(weight)}"
         )
     if tuple(weight.shape) != (vocab_size, dim):
         raise InvalidValueError(
             f"cannot tie: {type(module).__name__}.weight has shape {tuple(weight.shape)} but the "
             f"head needs (vocab_size, dim) = ({vocab_size}, {dim})"
         )
-
-
-def _describe(x: object) -> str:
-    if isinstance(x, torch.Tensor):
-        return f"a tensor of shape {tuple(x.shape)}"
-    return "none" if x is None else type(x).__name__

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from embedlab.errors import InvalidValueError, check_choice, check_float, check_ids, check_int
+from embedlab.errors import InvalidValueError, check_choice, check_float, check_ids, check_int, describe
 
 INITS = ("normal", "xavier", "uniform", "zeros")
 
@@ -91,7 +91,7 @@ class TokenEmbedding(nn.Module):
         (not zeroed); it still receives no gradient. `freeze` defaults to True, as in torch.
         """
         if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
-            raise InvalidValueError(f"pretrained weight must be a 2-D tensor (V, D); got {_describe(weight)}")
+            raise InvalidValueError(f"pretrained weight must be a 2-D tensor (V, D); got {describe(weight)}")
         module = cls(
             weight.shape[0], weight.shape[1], padding_idx=padding_idx, init="zeros",
             freeze=freeze, device=weight.device, dtype=weight.dtype, **kwargs,
@@ -157,13 +157,7 @@ def _scale_factor(scale: str | float | None, dim: int) -> float | None:
 def _as_index(ids: torch.Tensor, what: str) -> torch.Tensor:
     """Accept any integer tensor; F.embedding wants int32 or int64."""
     if not isinstance(ids, torch.Tensor):
-        raise InvalidValueError(f"{what}s must be a torch tensor of integers; got {_describe(ids)}")
+        raise InvalidValueError(f"{what}s must be a torch tensor of integers; got {describe(ids)}")
     if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
         raise InvalidValueError(f"{what}s must have an integer dtype; got {ids.dtype}")
     return ids if ids.dtype in (torch.int32, torch.int64) else ids.long()
-
-
-def _describe(x: object) -> str:
-    if isinstance(x, torch.Tensor):
-        return f"a tensor of shape {tuple(x.shape)} and dtype {x.dtype}"
-    return type(x).__name__
