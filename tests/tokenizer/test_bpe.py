@@ -1,0 +1,205 @@
+"""The reference BPE: the lessons' hand calculation, a naive oracle, HuggingFace agreement."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
+
+from embedlab.errors import InvalidValueError, MissingDataError
+from embedlab.tokenizer.bpe import _SPLITTERS, BPE
+
+LESSON = "the cat sat on the mat the cat"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _repo_text_lines() -> list[str]:
+    """Real English and code that every clone has: the README and the package's sources."""
+    files = [REPO / "README.md", *sorted((REPO / "src" / "embedlab").rglob("*.py"))]
+    return [line for f in files for line in f.read_text(encoding="utf-8").splitlines(keepends=True)]
+
+
+@pytest.mark.parametrize("split", ["none", "gpt2", "whitespace"])
+def test_lesson_hand_calculation(split):
+    bpe = BPE(mode="char", split=split)
+    merges = bpe.train(LESSON, num_merges=3, trace=True)
+    assert [(m.left, m.right, m.token, m.count) for m in merges] == [
+        ("a", "t", "at", 4),
+        ("t", "h", "th", 3),
+        ("th", "e", "the", 3),
+    ]
+    # after merge 1 every "at" is one token; after merge 3 "the" is
+    assert bpe.trace[0].count("at") == 4
+    assert bpe.trace[2].count("the") == 3 and "th" not in bpe.trace[2]
+    assert len(bpe.trace) == 3
+
+
+def _naive_merges(text: str, split: str, num_merges: int, tie: str) -> list[tuple[str, str]]:
+    """Oracle: recount every pair of every chunk before each merge (minbpe's way)."""
+    chunks = Counter(_SPLITTERS[split](text))
+    alphabet = sorted({ch for c in chunks for ch in c})
+    rank = {ch: i for i, ch in enumerate(alphabet)}  # HF ids: alphabet by code point, then merges
+    words = [(list(c), f) for c, f in chunks.items()]
+    merges = []
+    for _ in range(num_merges):
+        counts: dict[tuple[str, str], int] = {}  # insertion order = first occurrence
+        for pieces, f in words:
+            for p in pairwise(pieces):
+                counts[p] = counts.get(p, 0) + f
+        if not counts:
+            break
+        best = max(counts.values())
+        tied = [p for p, c in counts.items() if c == best]
+        if tie == "first":
+            pair = tied[0]
+        elif tie == "hf":
+            pair = min(tied, key=lambda p: (rank[p[0]], rank[p[1]]))
+        else:
+            pair = max(tied)
+        rank[pair[0] + pair[1]] = len(rank)
+        merges.append(pair)
+        for k, (pieces, f) in enumerate(words):
+            out, i = [], 0
+            while i < len(pieces):
+                if i + 1 < len(pieces) and (pieces[i], pieces[i + 1]) == pair:
+                    out.append(pieces[i] + pieces[i + 1])
+                    i += 2
+                else:
+                    out.append(pieces[i])
+                    i += 1
+            words[k] = (out, f)
+    return merges
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.text(alphabet="abcd e", min_size=1, max_size=60),
+    st.sampled_from(["none", "whitespace", "gpt2"]),
+    st.sampled_from(["first", "hf", "lexical"]),
+)
+def test_incremental_training_equals_naive_recount(text, split, tie):
+    bpe = BPE(mode="char", split=split, tie=tie)
+    ours = [(m.left, m.right) for m in bpe.train(text, num_merges=12)]
+    assert ours == _naive_merges(text, split, 12, tie)
+
+
+def test_tie_rules_on_a_text_built_to_tie():
+    # "cdab": pairs (c,d), (d,a), (a,b) occur once each
+    first = BPE(mode="char", split="none", tie="first").train("cdab", num_merges=1)[0]
+    hf = BPE(mode="char", split="none", tie="hf").train("cdab", num_merges=1)[0]
+    lexical = BPE(mode="char", split="none", tie="lexical").train("cdab", num_merges=1)[0]
+    assert (first.left, first.right) == ("c", "d")  # seen first
+    assert (hf.left, hf.right) == ("a", "b")  # smallest ids: a < b < c < d by code point
+    assert (lexical.left, lexical.right) == ("d", "a")  # lexicographically greatest
+
+
+def _hf_merges(lines, num_merges: int, pre_tokenizer, alphabet=None) -> list[tuple[str, str]]:
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizer
+    trainer = trainers.BpeTrainer(
+        vocab_size=(len(alphabet) if alphabet else 0) + num_merges,
+        initial_alphabet=alphabet or [],
+        show_progress=False,
+    )
+    tok.train_from_iterator(lines, trainer)
+    merges = json.loads(tok.to_str())["model"]["merges"]
+    return [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in merges]
+
+
+def test_byte_level_merges_equal_huggingface_trainer():
+    lines = _repo_text_lines()
+    ours = BPE(mode="byte", split="gpt2", tie="hf").train(lines, num_merges=1000)
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    theirs = _hf_merges(lines, 1000, byte_level, pre_tokenizers.ByteLevel.alphabet())
+    assert [(m.left, m.right) for m in ours] == theirs
+
+
+def test_char_level_merges_equal_huggingface_trainer():
+    lines = _repo_text_lines()
+    ours = BPE(mode="char", split="whitespace", tie="hf").train(lines, num_merges=600)
+    alphabet_size = len({ch for line in lines for ch in line})  # HF's alphabet: the characters seen
+    split = pre_tokenizers.Split(Regex(r"\S+|\s+"), behavior="isolated")
+    theirs = _hf_merges(lines, 600 + alphabet_size, split)[:600]
+    assert [(m.left, m.right) for m in ours] == theirs
+
+
+BYTE_BPE = BPE(mode="byte")
+BYTE_BPE.train(["the cat sat on the mat 🙂 naïve café \x00 e\u0301"] * 3, num_merges=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=80))
+def test_byte_mode_round_trips_every_string(text):
+    assert BYTE_BPE.decode(BYTE_BPE.encode(text)) == text
+
+
+def test_byte_mode_handles_emoji_combining_marks_and_nul():
+    for text in ["🙂🙃 family 👨‍👩‍👧", "e\u0301 (combining acute)", "nul \x00 inside", "", "   "]:
+        assert BYTE_BPE.decode(BYTE_BPE.encode(text)) == text
+
+
+def test_encode_applies_the_learned_merges():
+    bpe = BPE(mode="char", split="gpt2")
+    bpe.train(LESSON, num_merges=8)
+    pieces = [bpe.piece(i) for i in bpe.encode("the mat")]
+    assert "".join(pieces) == "the mat"
+    assert pieces[0] == "the"  # merged early, and merges never cross chunk boundaries
+    assert bpe.decode(bpe.encode(LESSON)) == LESSON
+
+
+def test_char_mode_rejects_unseen_characters():
+    bpe = BPE(mode="char")
+    bpe.train(LESSON, num_merges=2)
+    with pytest.raises(InvalidValueError, match="character 'z' is not in this tokenizer's alphabet"):
+        bpe.encode("zebra")
+
+
+def test_save_and_load_round_trip(tmp_path):
+    bpe = BPE(mode="byte", special_tokens=["<pad>", "<unk>"])
+    bpe.train(LESSON * 5, vocab_size=2 + 256 + 10)
+    path = bpe.save(tmp_path / "bpe.json")
+    assert [p.name for p in tmp_path.iterdir()] == ["bpe.json"]  # no temporary file left
+    loaded = BPE.load(path)
+    assert loaded.vocab == bpe.vocab and loaded.history == bpe.history
+    assert loaded.encode("the cat 🙂") == bpe.encode("the cat 🙂")
+    assert loaded.decode([0, 1]) == "<pad><unk>"
+
+
+def test_bad_files(tmp_path):
+    with pytest.raises(MissingDataError, match="no tokenizer file at"):
+        BPE.load(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "embedlab-bpe", "mode": "byte"}')
+    with pytest.raises(InvalidValueError, match="bad.json is not a valid embedlab BPE file"):
+        BPE.load(bad)
+    bad.write_text("not json")
+    with pytest.raises(InvalidValueError, match="is not a valid embedlab BPE file"):
+        BPE.load(bad)
+
+
+def test_bad_arguments():
+    with pytest.raises(InvalidValueError, match="vocab_size 100 is below the alphabet size 256"):
+        BPE(mode="byte").train(LESSON, vocab_size=100)
+    with pytest.raises(InvalidValueError, match="give exactly one of vocab_size and num_merges"):
+        BPE().train(LESSON)
+    with pytest.raises(InvalidValueError, match="the training text is empty"):
+        BPE().train([], num_merges=3)
+    with pytest.raises(InvalidValueError, match="tie must be one of first, hf, lexical; got 'random'"):
+        BPE(tie="random")
+    with pytest.raises(InvalidValueError, match="not trained yet"):
+        BPE().encode("x")
+    bpe = BPE()
+    bpe.train(LESSON, num_merges=1)
+    with pytest.raises(InvalidValueError, match="token id 999 is out of range: vocab_size is 257"):
+        bpe.decode([999])
+
+
+def test_training_stops_when_nothing_is_left_to_merge():
+    merges = BPE(mode="char", split="whitespace").train("ab ab", num_merges=50)
+    assert [(m.left, m.right) for m in merges] == [("a", "b")]
