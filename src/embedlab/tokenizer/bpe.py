@@ -330,11 +330,40 @@ def _merge(ids: list[int], pair: Pair, new_id: int) -> list[int]:
     return out
 
 
+def _merge_with_neighbours(ids: list[int], pair: Pair, new_id: int) -> tuple[list[int], list[Pair], list[Pair]]:
+    """_merge, plus the pairs that disappear and appear: those touching a merged position.
+
+    >>> _merge_with_neighbours([5, 1, 2, 6], (1, 2), 9)
+    ([5, 9, 6], [(5, 1), (1, 2), (2, 6)], [(5, 9), (9, 6)])
+    """
+    a, b = pair
+    n = len(ids)
+    new: list[int] = []
+    old_at: set[int] = set()  # indices of old pairs that touch a merge
+    new_at: set[int] = set()  # indices of new pairs that touch the merged token
+    i = 0
+    while i < n:
+        if ids[i] == a and i + 1 < n and ids[i + 1] == b:
+            old_at.update((i - 1, i, i + 1))
+            new_at.update((len(new) - 1, len(new)))
+            new.append(new_id)
+            i += 2
+        else:
+            new.append(ids[i])
+            i += 1
+    removed = [(ids[j], ids[j + 1]) for j in sorted(old_at) if 0 <= j < n - 1]
+    added = [(new[j], new[j + 1]) for j in sorted(new_at) if 0 <= j < len(new) - 1]
+    return new, removed, added
+
+
 class _PairIndex:
     """Adjacent-pair counts over a word-frequency table, kept current as merges rewrite words.
 
-    counts: pair -> occurrences weighted by word frequency; where: pair -> indices of the words
-    holding it; heap: (-count, pair) entries, some stale, checked against `counts` when popped.
+    counts: pair -> occurrences weighted by word frequency.
+    where: pair -> indices of words that hold or once held it (a superset: pruning it would
+        cost more than skipping the few words that no longer hold the pair).
+    heap: (-count, pair) max-heap. An entry is pushed whenever a count grows; an entry whose
+        count has shrunk since is re-pushed with the current count when it surfaces.
     """
 
     def __init__(self, words: list[list[int]], freqs: list[int]) -> None:
@@ -351,15 +380,20 @@ class _PairIndex:
     def pop_most_frequent(self) -> set[Pair]:
         """Remove and return every pair that has the highest count (empty when none is left)."""
         heap, counts = self.heap, self.counts
-        while heap and counts.get(heap[0][1]) != -heap[0][0]:
-            heapq.heappop(heap)  # stale: the count changed after this entry was pushed
-        if not heap:
-            return set()
-        best, tied = -heap[0][0], set()
-        while heap and -heap[0][0] == best:
-            _, pair = heapq.heappop(heap)
-            if counts.get(pair) == best:
+        tied: set[Pair] = set()
+        best = 0
+        while heap:
+            count, pair = -heap[0][0], heap[0][1]
+            if tied and count < best:
+                break
+            heapq.heappop(heap)
+            current = counts.get(pair, 0)
+            if current == count:
+                best = count
                 tied.add(pair)
+            elif 0 < current < count:
+                heapq.heappush(heap, (-current, pair))  # shrank since pushed: requeue as it is now
+            # current > count: a fresher entry for this pair is in the heap; drop this one
         return tied
 
     def push_back(self, pairs: set[Pair]) -> None:
@@ -367,34 +401,34 @@ class _PairIndex:
             heapq.heappush(self.heap, (-self.counts[pair], pair))
 
     def merge(self, pair: Pair, new_id: int) -> None:
-        """Rewrite every word holding `pair`, adjusting counts by the difference only."""
+        """Rewrite every word holding `pair`; only the pairs around each merge change count."""
+        counts, grown = self.counts, set()
         for w in sorted(self.where.pop(pair)):
-            old = self.words[w]
-            new = self.words[w] = _merge(old, pair, new_id)
-            delta: Counter[Pair] = Counter()
-            for p in pairwise(old):
-                delta[p] -= self.freqs[w]
-            for p in pairwise(new):
-                delta[p] += self.freqs[w]
-            for p, d in delta.items():
-                if d == 0:
-                    continue
-                self.counts[p] += d
-                if self.counts[p] <= 0:
-                    del self.counts[p]
-                    self.where.pop(p, None)
-                else:
-                    heapq.heappush(self.heap, (-self.counts[p], p))
-            still = set(pairwise(new))
-            for p in still:
+            ids = self.words[w]
+            if pair[1] not in ids:  # cheap C-level scan: a stale entry of `where`
+                continue
+            new, removed, added = _merge_with_neighbours(ids, pair, new_id)
+            if not removed:
+                continue  # stale too: the word holds both ids, but not side by side
+            self.words[w] = new
+            f = self.freqs[w]
+            for p in removed:
+                counts[p] -= f
+                if counts[p] <= 0:
+                    del counts[p]
+            for p in added:
+                counts[p] += f
                 self.where[p].add(w)
-            for p in set(pairwise(old)) - still:
-                if p in self.where:
-                    self.where[p].discard(w)
-        self.counts.pop(pair, None)
+            grown.update(added)
+        counts.pop(pair, None)
+        for p in grown:  # once per pair and merge, not once per word
+            if p in counts:
+                heapq.heappush(self.heap, (-counts[p], p))
 
     def first_position(self, pair: Pair) -> tuple[int, int]:
         """(index of the first word holding `pair`, position of its first occurrence there)."""
-        w = min(self.where[pair])
-        return w, next(i for i, p in enumerate(pairwise(self.words[w])) if p == pair)
-
+        for w in sorted(self.where[pair]):
+            for i, p in enumerate(pairwise(self.words[w])):
+                if p == pair:
+                    return w, i
+        raise AssertionError(f"pair {pair} has a count but no word holds it")  # internal invariant
