@@ -1,0 +1,161 @@
+"""Text corpora streamed line by line: built-in ones cleaned to plain text, and any text file.
+
+    for line in open_corpus("gcide"):          # Webster 1913 (Debian's dict-gcide), cleaned
+    for line in open_corpus("enwiki-sample"):  # gensim's shortened Wikipedia dump, markup removed
+    for line in open_corpus("notes.txt"):      # any UTF-8 text file
+
+Nothing is read into memory whole: each corpus is a re-iterable stream of lines, so counting
+tables are the only thing that grows with the corpus.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import importlib.util
+import logging
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from embedlab.errors import InvalidValueError, MissingDataError
+
+log = logging.getLogger("embedlab")
+
+GCIDE_PATH = Path("/usr/share/dictd/gcide.dict.dz")
+ENWIKI_FILE = "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A named, re-iterable stream of text lines (without their line breaks)."""
+
+    name: str
+    path: Path
+    reader: Callable[[Path], Iterator[str]]
+
+    def __iter__(self) -> Iterator[str]:
+        return self.reader(self.path)
+
+
+def open_corpus(name_or_path: str | Path) -> Corpus:
+    """A built-in corpus by name ("gcide", "enwiki-sample") or a text file by path."""
+    key = str(name_or_path)
+    if key == "gcide":
+        if not GCIDE_PATH.is_file():
+            raise MissingDataError(f"gcide needs Debian's dict-gcide ({GCIDE_PATH}): apt-get install dict-gcide")
+        return Corpus("gcide", GCIDE_PATH, gcide_lines)
+    if key == "enwiki-sample":
+        return Corpus("enwiki-sample", _gensim_datapath(ENWIKI_FILE), wiki_lines)
+    path = Path(name_or_path)
+    if not path.is_file():
+        raise MissingDataError(f"corpus {key!r} is neither a built-in name ({', '.join(CORPORA)}) nor a file")
+    if path.stat().st_size == 0:
+        raise InvalidValueError(f"corpus file {path} is empty")
+    return Corpus(path.name, path, text_lines)
+
+
+CORPORA = ("enwiki-sample", "gcide")
+
+
+# ----- any text file -------------------------------------------------------------------------
+
+
+def text_lines(path: Path) -> Iterator[str]:
+    """Lines of a UTF-8 file; each invalid byte becomes U+FFFD and one warning counts them.
+
+    Decoding line by line is safe: the newline byte never occurs inside a UTF-8 sequence.
+    """
+    bad = 0
+    with path.open("rb") as f:
+        for raw in f:
+            # surrogateescape maps each undecodable byte to one code point in U+DC80..U+DCFF
+            line, n = _ESCAPED.subn("\ufffd", raw.decode("utf-8", errors="surrogateescape"))
+            bad += n
+            yield line.rstrip("\r\n")
+    if bad:
+        log.warning("%s: replaced %d invalid UTF-8 byte(s) with U+FFFD", path, bad)
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")
+
+
+# ----- Wikipedia (gensim's test dump) -------------------------------------------------------
+
+
+def wiki_lines(path: Path) -> Iterator[str]:
+    """Paragraphs of article text from a MediaWiki XML dump (.bz2), markup removed."""
+    from gensim.corpora.wikicorpus import extract_pages, filter_wiki  # the dump's own parser
+
+    with bz2.open(path, "rt", encoding="utf-8") as f:
+        for _title, text, _ in extract_pages(f, filter_namespaces=("0",)):
+            if text.lstrip().lower().startswith("#redirect"):
+                continue
+            yield from _plain_wiki(filter_wiki(text))
+
+
+_WIKI_HEADING = re.compile(r"^=+\s*(.*?)\s*=+$")
+_WIKI_EMPHASIS = re.compile(r"'{2,}")
+
+
+def _plain_wiki(text: str) -> Iterator[str]:
+    """filter_wiki's output -> clean paragraphs: no headings' '=', no bold quotes, no list marks."""
+    for line in text.splitlines():
+        line = _WIKI_EMPHASIS.sub("", line).strip()
+        heading = _WIKI_HEADING.match(line)
+        if heading:
+            continue  # section titles are not running text
+        line = line.lstrip("*#:;| ").strip()
+        if len(line.split()) >= 3:  # drop table debris and one-word leftovers
+            yield line
+
+
+# ----- GCIDE (Webster 1913) -----------------------------------------------------------------
+
+_HEADWORD = re.compile(r"^\S[^\\]*\\[^\\]+\\")  # "Abscess \Ab"scess\ ..." starts an entry
+_PRONUNCIATION = re.compile(r"\\[^\\]*\\|\((?=[^)]*\[[^\]\s]{1,4}\])[^)]*\)")  # \Ab"scess\ and ([a^]b"s[e^]s)
+_SOURCE_TAG = re.compile(r"\[(?:[^\]]*(?:Webster|WordNet|PJC|Century|Supp)[^\]]*|[A-Z]{2,4})(?:\]|$)")  # some lack "]"
+_CHAR_MARK = re.compile(r"\[[\"^=.`'~,]?([A-Za-z]{1,2})[\"^=.`'~,]?\]")  # co["o]rdinate, [ae]
+_BRACES = re.compile(r"[{}]")
+
+
+def gcide_lines(path: Path) -> Iterator[str]:
+    """Entries of the dictionary as plain English: one paragraph per line, markup removed."""
+    with gzip.open(path, "rt", encoding="utf-8", errors="replace") as f:
+        in_entries, paragraph = False, []
+        for raw in f:
+            line = raw.rstrip("\n")
+            if "Begin file" in line and "of 26" in line:
+                in_entries = False  # a licence block precedes each letter
+            elif _HEADWORD.match(line):
+                in_entries = True
+            if not in_entries:
+                continue
+            if not line.strip():
+                if paragraph:
+                    yield _clean_gcide(" ".join(paragraph))
+                    paragraph = []
+                continue
+            paragraph.append(line.strip())
+        if paragraph:
+            yield _clean_gcide(" ".join(paragraph))
+
+
+def _clean_gcide(text: str) -> str:
+    text = _PRONUNCIATION.sub("", text)
+    text = _SOURCE_TAG.sub("", text)
+    text = _CHAR_MARK.sub(r"\1", text)
+    text = _BRACES.sub("", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _gensim_datapath(filename: str) -> Path:
+    if importlib.util.find_spec("gensim") is None:
+        raise MissingDataError("the enwiki-sample corpus ships with gensim's test data: pip install gensim")
+    from gensim.test.utils import datapath
+
+    path = Path(datapath(filename))
+    if not path.is_file():
+        raise MissingDataError(f"gensim's test data lacks {filename}; reinstall gensim")
+    return path

@@ -1,0 +1,62 @@
+"""Corpora streamed line by line: gcide and enwiki-sample cleaned, any file with bad bytes."""
+
+from __future__ import annotations
+
+import logging
+import re
+import tracemalloc
+from itertools import islice
+
+import pytest
+
+from embedlab import corpora
+from embedlab.corpora import open_corpus
+from embedlab.errors import InvalidValueError, MissingDataError
+
+STREAM_PEAK_BYTES = 8 * 2**20  # the cleaned gcide text is ~27 MB; a stream holds one entry at a time
+
+
+def test_gcide_is_plain_english():
+    lines = list(islice(open_corpus("gcide"), 3000))
+    text = "\n".join(lines)
+    assert "A collection of pus or purulent matter" in text  # the Abscess entry
+    assert not re.search(r"\[1913 Webster|\[WordNet|\\|\[[a-z]\^\]|[{}]", text)
+    assert "co[\"o]rdinate" not in text and "coordinate" in text
+
+
+def test_gcide_streams_without_holding_the_corpus():
+    tracemalloc.start()
+    words = sum(len(line.split()) for line in open_corpus("gcide"))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert words > 4_500_000  # the whole dictionary went by
+    assert peak < STREAM_PEAK_BYTES
+
+
+def test_enwiki_sample_is_article_text_without_markup():
+    corpus = open_corpus("enwiki-sample")
+    first = next(iter(corpus))
+    assert first.startswith("Anarchism is a political philosophy")
+    sample = "\n".join(islice(corpus, 2000))
+    assert not re.search(r"'''|\[\[|\]\]|\{\{|^=+", sample, flags=re.M)
+    assert list(islice(corpus, 3)) == list(islice(corpus, 3))  # re-iterable
+
+
+def test_any_file_invalid_utf8_is_replaced_and_counted(tmp_path, caplog):
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"good line\nbad \xff\xfe line\r\n\xe2\x82 cut\n")
+    with caplog.at_level(logging.WARNING, logger="embedlab"):
+        lines = list(open_corpus(path))
+    assert lines == ["good line", "bad \ufffd\ufffd line", "\ufffd\ufffd cut"]
+    assert "replaced 4 invalid UTF-8 byte(s)" in caplog.text
+
+
+def test_missing_and_empty_corpora(tmp_path, monkeypatch):
+    with pytest.raises(MissingDataError, match="'nope.txt' is neither a built-in name .* nor a file"):
+        open_corpus("nope.txt")
+    (tmp_path / "empty.txt").write_bytes(b"")
+    with pytest.raises(InvalidValueError, match="empty.txt is empty"):
+        open_corpus(tmp_path / "empty.txt")
+    monkeypatch.setattr(corpora, "GCIDE_PATH", tmp_path / "absent.dict.dz")
+    with pytest.raises(MissingDataError, match="apt-get install dict-gcide"):
+        open_corpus("gcide")
