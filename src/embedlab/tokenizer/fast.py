@@ -1,0 +1,120 @@
+"""The same tokenizer interface on HuggingFace `tokenizers` (Rust): for real corpora and files.
+
+    fast = FastTokenizer.train(open_corpus("gcide"), vocab_size=8000)   # byte-level BPE
+    fast = FastTokenizer.load("minilm")                                  # any tokenizer.json
+    fast.encode("the cat"), fast.decode(ids), fast.piece(i), fast.save(path)
+
+Training is the library's BpeTrainer with GPT-2's byte-level pre-tokenizer, over the full
+256-symbol byte alphabet: the configuration `BPE(mode="byte", split="gpt2", tie="hf")`
+reproduces merge for merge (see the tests).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+from embedlab.data import MODELS, resolve_model
+from embedlab.errors import InvalidValueError, MissingDataError, check_int
+
+
+class FastTokenizer:
+    """A HuggingFace `tokenizers.Tokenizer` behind embedlab's tokenizer interface.
+
+    encode() returns the model's own pieces only: no [CLS]/[SEP] templates and no padding, so
+    the ids line up with the text (the walk in `embedlab embed` adds the template).
+    """
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        self.tokenizer = tokenizer
+
+    @classmethod
+    def train(
+        cls,
+        text_or_corpus: str | Iterable[str],
+        vocab_size: int,
+        special_tokens: Iterable[str] = (),
+        min_frequency: int = 0,
+    ) -> FastTokenizer:
+        """Byte-level BPE trained by the library: vocab_size counts specials + 256 bytes + merges."""
+        special_tokens = list(special_tokens)
+        floor = len(special_tokens) + 256
+        check_int("vocab_size", vocab_size, low=1)
+        if vocab_size < floor:
+            raise InvalidValueError(
+                f"vocab_size {vocab_size} is below the alphabet size {floor} "
+                f"({len(special_tokens)} specials + 256 bytes)"
+            )
+        tokenizer = Tokenizer(models.BPE())
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+        tokenizer.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            min_frequency=check_int("min_frequency", min_frequency, low=0),
+            special_tokens=special_tokens,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        )
+        lines = [text_or_corpus] if isinstance(text_or_corpus, str) else text_or_corpus
+        tokenizer.train_from_iterator(lines, trainer)
+        return cls(tokenizer)
+
+    @classmethod
+    def load(cls, name_or_path: str | Path) -> FastTokenizer:
+        """A tokenizer.json file, a model folder holding one, or a built-in model name ("minilm")."""
+        path = Path(name_or_path)
+        if str(name_or_path) in MODELS or path.is_dir():
+            path = resolve_model(name_or_path) / "tokenizer.json"
+        if not path.is_file():
+            raise MissingDataError(
+                f"tokenizer {str(name_or_path)!r} is neither a built-in name ({', '.join(MODELS)}) nor a file"
+            )
+        try:
+            return cls(Tokenizer.from_file(str(path)))
+        except Exception as err:  # the Rust library raises a bare Exception on a corrupt file
+            raise InvalidValueError(f"{path} is not a valid tokenizer file: {err}") from None
+
+    def encode(self, text: str) -> list[int]:
+        """str -> ids, without special-token templates."""
+        return self.tokenizer.encode(text, add_special_tokens=False).ids
+
+    def decode(self, ids: Iterable[int]) -> str:
+        ids = list(ids)
+        for i in ids:
+            if not isinstance(i, int) or not 0 <= i < self.vocab_size:
+                raise InvalidValueError(f"token id {i!r} is out of range: vocab_size is {self.vocab_size}")
+        return self.tokenizer.decode(ids, skip_special_tokens=False)
+
+    def piece(self, token_id: int) -> str:
+        """The token's string as the vocabulary stores it (byte-level: GPT-2's stand-ins)."""
+        piece = self.tokenizer.id_to_token(token_id)
+        if piece is None:
+            raise InvalidValueError(f"token id {token_id!r} is out of range: vocab_size is {self.vocab_size}")
+        return piece
+
+    @property
+    def vocab_size(self) -> int:
+        return self.tokenizer.get_vocab_size(with_added_tokens=True)
+
+    def merges(self) -> list[tuple[str, str]]:
+        """The learned merges in order (BPE models only)."""
+        model = json.loads(self.tokenizer.to_str())["model"]
+        if model.get("type") != "BPE":
+            raise InvalidValueError(f"a {model.get('type')} tokenizer has no merges")
+        return [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in model["merges"]]
+
+    def save(self, path: str | Path) -> Path:
+        """Write tokenizer.json atomically (a temporary file renamed into place)."""
+        path = Path(path)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+        self.tokenizer.save(tmp)
+        os.replace(tmp, path)
+        return path
