@@ -195,3 +195,14 @@ def test_bad_arguments():
 def test_training_stops_when_nothing_is_left_to_merge():
     merges = BPE(mode="char", split="whitespace").train("ab ab", num_merges=50)
     assert [(m.left, m.right) for m in merges] == [("a", "b")]
+
+
+def test_counts_and_on_merge_callback():
+    seen = []
+    bpe = BPE(mode="byte")
+    bpe.train([LESSON, LESSON], num_merges=6, on_merge=seen.append)
+    assert seen == bpe.history and len(seen) == 6
+    assert len(bpe.counts) == bpe.vocab_size
+    assert sum(bpe.counts) == 2 * len(bpe.encode(LESSON))  # every training token counted once
+    the = bpe.encode("the")[0]
+    assert bpe.counts[the] == 2  # "the" opens each line; " the" is another token

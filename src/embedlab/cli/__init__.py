@@ -3,6 +3,8 @@
     embedlab size --preset bert-base
     embedlab size --vocab 100000 --dim 2048 --tied --positions learned --max-len 4096 --dtype fp16
     embedlab embed "the cat sat on the mat" --json
+    embedlab tokenizer train gcide --vocab-size 8000 --out gcide-8k.json
+    embedlab tokenize "unhappiness" --tokenizer gcide-8k.json
 
 Every expected error (an `EmbedlabError`, or a usage mistake such as an unknown option) is
 printed as one red line on stderr with exit status 2. Set EMBEDLAB_DEBUG=1 to see tracebacks.
@@ -17,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from embedlab.cli import embed, size
+from embedlab.cli import embed, size, tokenizer
 from embedlab.errors import EmbedlabError
 
 app = typer.Typer(
@@ -29,6 +31,8 @@ app = typer.Typer(
 )
 app.command("size")(size.size)
 app.command("embed")(embed.embed)
+app.command("tokenize")(tokenizer.tokenize)
+app.add_typer(tokenizer.app, name="tokenizer")
 
 
 def main(argv: list[str] | None = None) -> None:

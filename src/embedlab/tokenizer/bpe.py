@@ -25,7 +25,7 @@ import json
 import os
 import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -103,6 +103,7 @@ class BPE:
         self.merges: dict[Pair, int] = {}  # (left id, right id) -> merged id, in creation order
         self.history: list[Merge] = []  # every merge, in order, with its count
         self.trace: list[list[str]] = []  # a sample's pieces after each merge, if requested
+        self.counts: list[int] = []  # id -> occurrences in the training text after all merges
         self._ids: dict[bytes | str, int] = {}  # alphabet symbol -> id
         self._cache: dict[str, list[int]] = {}  # chunk -> ids, for encode
 
@@ -115,12 +116,16 @@ class BPE:
         num_merges: int | None = None,
         trace: bool = False,
         sample: str | None = None,
+        on_merge: Callable[[Merge], None] | None = None,
     ) -> list[Merge]:
         """Learn merges from a string or an iterable of lines; returns the merges (also `history`).
 
         Give exactly one of `vocab_size` (specials + alphabet + merges) or `num_merges`. With
         `trace`, `self.trace[k]` holds the pieces of `sample` (default: the first 200 characters
-        of the text) after merge k + 1. Training stops early when no adjacent pair is left.
+        of the text) after merge k + 1. `on_merge` is called with each merge as it is made (for
+        progress bars). Training stops early when no adjacent pair is left. Afterwards
+        `self.counts[i]` is how often token i occurs in the training text: how many gradient
+        updates its embedding row would get per epoch.
         """
         if (vocab_size is None) == (num_merges is None):
             raise InvalidValueError("give exactly one of vocab_size and num_merges")
@@ -157,6 +162,12 @@ class BPE:
             if trace:  # subtle: not encode(): its cache would keep pieces from earlier merges
                 ids = [i for chunk in _SPLITTERS[self.split](sample) for i in self._encode_chunk(self._symbols(chunk))]
                 self.trace.append([self.piece(i) for i in ids])
+            if on_merge is not None:
+                on_merge(self.history[-1])
+        self.counts = [0] * len(self.vocab)
+        for ids, freq in zip(stats.words, stats.freqs, strict=True):
+            for i in ids:
+                self.counts[i] += freq
         return self.history
 
     def _count_chunks(self, lines: Iterable[str]) -> tuple[Counter[str], str]:
@@ -278,6 +289,7 @@ class BPE:
             "special_tokens": self.special_tokens,
             "alphabet": [self.piece(i) for i in range(len(self.special_tokens), n_alpha)],
             "merges": [[m.left, m.right, m.count] for m in self.history],
+            "counts": self.counts,
         }
         path = Path(path)
         fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
@@ -308,6 +320,9 @@ class BPE:
                 bpe.merges[pair] = new_id
                 by_piece[bpe.piece(new_id)] = new_id
                 bpe.history.append(Merge(left, right, bpe.piece(new_id), new_id, count))
+            bpe.counts = [int(c) for c in data.get("counts", [])]
+            if bpe.counts and len(bpe.counts) != len(bpe.vocab):
+                raise ValueError(f"{len(bpe.counts)} counts for {len(bpe.vocab)} tokens")
         except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
             raise InvalidValueError(f"{path} is not a valid embedlab BPE file: {err}") from None
         return bpe

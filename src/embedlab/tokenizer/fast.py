@@ -30,10 +30,11 @@ class FastTokenizer:
     the ids line up with the text (the walk in `embedlab embed` adds the template).
     """
 
-    def __init__(self, tokenizer: Tokenizer) -> None:
+    def __init__(self, tokenizer: Tokenizer, counts: list[int] | None = None) -> None:
         tokenizer.no_padding()
         tokenizer.no_truncation()
         self.tokenizer = tokenizer
+        self.counts: list[int] = counts or []  # id -> occurrences in a corpus (count_pieces)
 
     @classmethod
     def train(
@@ -66,6 +67,26 @@ class FastTokenizer:
         tokenizer.train_from_iterator(lines, trainer)
         return cls(tokenizer)
 
+    def count_pieces(self, lines: Iterable[str], batch: int = 4096) -> list[int]:
+        """Encode a corpus and keep how often each token occurs in `self.counts` (also returned)."""
+        counts = [0] * self.vocab_size
+
+        def add(chunk: list[str]) -> None:
+            for enc in self.tokenizer.encode_batch(chunk, add_special_tokens=False):
+                for i in enc.ids:
+                    counts[i] += 1
+
+        chunk: list[str] = []
+        for line in lines:
+            chunk.append(line)
+            if len(chunk) == batch:
+                add(chunk)
+                chunk = []
+        if chunk:
+            add(chunk)
+        self.counts = counts
+        return counts
+
     @classmethod
     def load(cls, name_or_path: str | Path) -> FastTokenizer:
         """A tokenizer.json file, a model folder holding one, or a built-in model name ("minilm")."""
@@ -77,9 +98,17 @@ class FastTokenizer:
                 f"tokenizer {str(name_or_path)!r} is neither a built-in name ({', '.join(MODELS)}) nor a file"
             )
         try:
-            return cls(Tokenizer.from_file(str(path)))
+            tokenizer = Tokenizer.from_file(str(path))
         except Exception as err:  # the Rust library raises a bare Exception on a corrupt file
             raise InvalidValueError(f"{path} is not a valid tokenizer file: {err}") from None
+        counts = []
+        sidecar = _counts_path(path)
+        if sidecar.is_file():
+            try:
+                counts = [int(c) for c in json.loads(sidecar.read_text(encoding="utf-8"))]
+            except (ValueError, TypeError) as err:
+                raise InvalidValueError(f"{sidecar} is not a valid counts file: {err}") from None
+        return cls(tokenizer, counts)
 
     def encode(self, text: str) -> list[int]:
         """str -> ids, without special-token templates."""
@@ -111,10 +140,22 @@ class FastTokenizer:
         return [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in model["merges"]]
 
     def save(self, path: str | Path) -> Path:
-        """Write tokenizer.json atomically (a temporary file renamed into place)."""
+        """Write tokenizer.json atomically, and the piece counts beside it (NAME.counts.json)."""
         path = Path(path)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        os.close(fd)
-        self.tokenizer.save(tmp)
-        os.replace(tmp, path)
+        _atomic_write(path, self.tokenizer.to_str())
+        if self.counts:
+            _atomic_write(_counts_path(path), json.dumps(self.counts))
         return path
+
+
+def _counts_path(path: Path) -> Path:
+    """tokenizer.json -> tokenizer.counts.json"""
+    return path.with_name(path.stem + ".counts.json")
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+

@@ -177,3 +177,16 @@ def frequency_bands(counts: list[int], threshold: int) -> FrequencyBands:
     well = [i for i, c in enumerate(counts) if c >= threshold]
     rare = [i for i, c in enumerate(counts) if c < threshold]
     return FrequencyBands(threshold, well, rare)
+
+
+# Named bands of corpus count, most frequent first: how well a row can be trained.
+BANDS = ((100_000, "very frequent"), (10_000, "frequent"), (1_000, "common"), (100, "uncommon"), (0, "rare"))
+
+
+def band(count: int) -> str:
+    """The name of the band a corpus count falls in.
+
+    >>> band(250_000), band(42)
+    ('very frequent', 'rare')
+    """
+    return next(name for floor, name in BANDS if count >= floor)
