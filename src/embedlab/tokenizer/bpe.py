@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import heapq
 import json
-import os
-import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -34,6 +32,7 @@ from pathlib import Path
 import regex
 
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
+from embedlab.files import atomic_write_text
 
 MODES = ("char", "byte")
 SPLITS = ("gpt2", "whitespace", "none")
@@ -291,12 +290,7 @@ class BPE:
             "merges": [[m.left, m.right, m.count] for m in self.history],
             "counts": self.counts,
         }
-        path = Path(path)
-        fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False)
-        os.replace(tmp, path)
-        return path
+        return atomic_write_text(path, json.dumps(data, ensure_ascii=False))
 
     @classmethod
     def load(cls, path: str | Path) -> BPE:

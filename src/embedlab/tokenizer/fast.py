@@ -12,8 +12,6 @@ reproduces merge for merge (see the tests).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from embedlab.data import MODELS, resolve_model
 from embedlab.errors import InvalidValueError, MissingDataError, check_int
+from embedlab.files import atomic_write_text
 
 
 class FastTokenizer:
@@ -142,9 +141,9 @@ class FastTokenizer:
     def save(self, path: str | Path) -> Path:
         """Write tokenizer.json atomically, and the piece counts beside it (NAME.counts.json)."""
         path = Path(path)
-        _atomic_write(path, self.tokenizer.to_str())
+        atomic_write_text(path, self.tokenizer.to_str())
         if self.counts:
-            _atomic_write(_counts_path(path), json.dumps(self.counts))
+            atomic_write_text(_counts_path(path), json.dumps(self.counts))
         return path
 
 
@@ -152,10 +151,4 @@ def _counts_path(path: Path) -> Path:
     """tokenizer.json -> tokenizer.counts.json"""
     return path.with_name(path.stem + ".counts.json")
 
-
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
