@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from embedlab.errors import InvalidValueError
 from embedlab.files import atomic_write_text
 
 
@@ -27,3 +28,9 @@ def test_a_failed_write_keeps_the_old_file(tmp_path):
         atomic_write_text(path, Unprintable())  # type: ignore[arg-type]
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["table.json"]
+
+
+def test_a_folder_is_not_a_file_name(tmp_path):
+    with pytest.raises(InvalidValueError, match="is a folder; give a file name"):
+        atomic_write_text(tmp_path, "x")
+    assert list(tmp_path.iterdir()) == []

@@ -84,13 +84,9 @@ def check_ids(
     "token id 50257 is out of range: vocab_size is 50257 (allowed 0..50256)".
     The check costs one reduction over the ids, tiny next to the lookup itself.
     """
-    if isinstance(ids, torch.Tensor):
-        dtype_ok = not (ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool)
-    else:
+    if not isinstance(ids, torch.Tensor):
         ids = np.asarray(ids)
-        dtype_ok = np.issubdtype(ids.dtype, np.integer)
-    if not dtype_ok:
-        raise InvalidValueError(f"{what}s must have an integer dtype; got {ids.dtype}")
+    check_integer_dtype(ids, what)
     if isinstance(ids, torch.Tensor) and ids.dtype not in (torch.int32, torch.int64):
         ids = ids.long()  # narrow dtypes (uint8, int16) would wrap when compared with `size`
     elif isinstance(ids, np.ndarray) and ids.dtype.itemsize < 8:
@@ -101,6 +97,16 @@ def check_ids(
         raise InvalidValueError(
             f"{what} {first} is out of range: {size_name} is {size} (allowed 0..{size - 1})"
         )
+
+
+def check_integer_dtype(ids: torch.Tensor | np.ndarray, what: str = "token id") -> None:
+    """Raise InvalidValueError unless `ids` holds integers (bool, float and complex are refused)."""
+    if isinstance(ids, torch.Tensor):
+        ok = not (ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool)
+    else:
+        ok = np.issubdtype(ids.dtype, np.integer)
+    if not ok:
+        raise InvalidValueError(f"{what}s must have an integer dtype; got {ids.dtype}")
 
 
 def describe(x: object) -> str:

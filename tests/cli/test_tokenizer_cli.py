@@ -69,3 +69,12 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, corpus, tmp_path):
         assert err.startswith(message), (args, err)
         assert err.count("\n") == 1 and "Traceback" not in err
     assert not (tmp_path / "t.json").exists()  # nothing written on a failed run
+
+
+def test_an_unwritable_out_path_is_one_line(run_cli, corpus, tmp_path):
+    taken = tmp_path / "a-folder"
+    taken.mkdir()
+    status, out, err = run_cli("tokenizer", "train", str(corpus), "--vocab-size", "260", "--out", str(taken))
+    assert status == 2
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert taken.is_dir() and list(taken.iterdir()) == []  # nothing clobbered, no temporary left

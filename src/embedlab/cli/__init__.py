@@ -50,10 +50,11 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(2)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         _fail(err.format_message() + hint, err.exit_code)
-    except EmbedlabError as err:
+    except (EmbedlabError, OSError) as err:  # OSError: a path the user named cannot be read or written
         if os.environ.get("EMBEDLAB_DEBUG"):
             raise
-        _fail(str(err), 2)
+        plain_os_error = not isinstance(err, EmbedlabError) and err.filename is not None
+        _fail(f"{err.filename}: {err.strerror}" if plain_os_error else str(err), 2)
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from embedlab.errors import InvalidValueError, check_float, check_ids, check_int
+from embedlab.errors import InvalidValueError, check_float, check_ids, check_int, check_integer_dtype
 
 
 class LearnedPositions(nn.Module):
@@ -118,9 +118,9 @@ class RotaryPositions(nn.Module):
         T = q.shape[-2]
         if positions is None:
             positions = torch.arange(T, device=q.device)
-        elif positions.dtype.is_floating_point or positions.dtype.is_complex or positions.dtype == torch.bool:
-            raise InvalidValueError(f"positions must have an integer dtype; got {positions.dtype}")
-        elif positions.shape[-1] != T:
+        else:
+            check_integer_dtype(positions, "position")
+        if positions.shape[-1] != T:
             raise InvalidValueError(f"positions cover {positions.shape[-1]} tokens but q and k have T = {T}")
         cos, sin = self.cos_sin(positions)
         if cos.dim() == 3 and q.dim() == 4:  # (B, T, d) angles against (B, H, T, d) heads
@@ -139,8 +139,7 @@ def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
 def _check_positions(positions: torch.Tensor, max_len: int) -> None:
     if not isinstance(positions, torch.Tensor):
         raise InvalidValueError(f"positions must be an integer tensor; got {type(positions).__name__}")
-    if positions.dtype.is_floating_point or positions.dtype.is_complex or positions.dtype == torch.bool:
-        raise InvalidValueError(f"positions must have an integer dtype; got {positions.dtype}")
+    check_integer_dtype(positions, "position")
     if positions.numel() and int(positions.max()) >= max_len:
         longest = int(positions.max()) + 1
         raise InvalidValueError(

@@ -13,7 +13,15 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from embedlab.errors import InvalidValueError, check_choice, check_float, check_ids, check_int, describe
+from embedlab.errors import (
+    InvalidValueError,
+    check_choice,
+    check_float,
+    check_ids,
+    check_int,
+    check_integer_dtype,
+    describe,
+)
 
 INITS = ("normal", "xavier", "uniform", "zeros")
 
@@ -158,6 +166,5 @@ def _as_index(ids: torch.Tensor, what: str) -> torch.Tensor:
     """Accept any integer tensor; F.embedding wants int32 or int64."""
     if not isinstance(ids, torch.Tensor):
         raise InvalidValueError(f"{what}s must be a torch tensor of integers; got {describe(ids)}")
-    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
-        raise InvalidValueError(f"{what}s must have an integer dtype; got {ids.dtype}")
+    check_integer_dtype(ids, what)
     return ids if ids.dtype in (torch.int32, torch.int64) else ids.long()
