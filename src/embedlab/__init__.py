@@ -16,7 +16,7 @@ Modules:
     embedlab.data       built-in models found by name
 """
 
-from embedlab.errors import EmbedlabError, InvalidValueError, MissingDataError, UnknownNameError
+from embedlab.errors import EmbedlabError, FileFormatError, InvalidValueError, MissingDataError, UnknownNameError
 
 __version__ = "0.1.0"
 

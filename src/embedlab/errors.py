@@ -36,6 +36,11 @@ class MissingDataError(EmbedlabError, FileNotFoundError):
     """A file, folder or built-in data package that is not there."""
 
 
+class FileFormatError(InvalidValueError):
+    """A file that is corrupt, truncated or not in the format it claims; the message names the
+    file and the line (text formats) or byte offset (binary formats) where reading failed."""
+
+
 def unknown_name(kind: str, name: str, known: list[str] | tuple[str, ...]) -> UnknownNameError:
     """The error for `name` not among `known`, listing them: 'unknown preset 'x'; known: a, b'."""
     return UnknownNameError(f"unknown {kind} {name!r}; known: {', '.join(sorted(known))}")

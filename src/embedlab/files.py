@@ -4,22 +4,40 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from embedlab.errors import InvalidValueError
 
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
     """Write `text` (UTF-8) to `path` atomically: readers see the old file or the new one, never
-    a part. The temporary file sits in the same folder, so the rename stays on one filesystem."""
+    a part."""
+    with atomic_writer(path, "w") as f:
+        f.write(text)
+    return Path(path)
+
+
+@contextmanager
+def atomic_writer(path: str | Path, mode: str = "wb") -> Iterator[IO]:
+    """Open a temporary file beside `path` for writing ("w" text UTF-8, or "wb"); on a clean exit
+    it replaces `path`, on any error it is removed and `path` is untouched.
+
+    The temporary file sits in the same folder, so the rename stays on one filesystem. Use this to
+    stream large files (a table of 30,000 rows as text) without holding them in memory.
+    """
     path = Path(path)
+    if mode not in ("w", "wb"):
+        raise InvalidValueError(f"mode must be 'w' or 'wb'; got {mode!r}")
     if path.is_dir():
         raise InvalidValueError(f"{path} is a folder; give a file name to write to")
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, mode, **({"encoding": "utf-8"} if mode == "w" else {})) as f:
+            yield f
         os.replace(tmp, path)
     except BaseException as err:
         if tmp is not None:
@@ -27,4 +45,3 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
         if isinstance(err, OSError):  # name the file the caller asked for, not the temporary one
             raise OSError(err.errno, err.strerror, str(path)) from err
         raise
-    return path
