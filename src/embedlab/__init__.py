@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "EmbedlabError",
+    "FileFormatError",
     "InvalidValueError",
     "MissingDataError",
     "UnknownNameError",
