@@ -1,0 +1,59 @@
+"""The answer of a neighbour or analogy query: ranked (key, score) pairs plus how they were got.
+
+A `Neighbors` reads like gensim's list of (key, score) tuples (`result[0]`, `for key, score in
+result`) and also says which metric ranked them and which input keys were left out: without
+that exclusion, king − man + woman usually returns king itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Neighbors:
+    """Ranked answers, best first.
+
+    keys, scores   the answers and their scores (distances for metric "euclidean": lower first)
+    metric         "cosine" | "dot" | "euclidean" | "3cosmul"
+    query          the query as text, e.g. "king - man + woman" or "<vector>"
+    inputs         the keys the query was built from
+    exclude_inputs whether `inputs` were removed from the answers (gensim always removes them)
+    """
+
+    keys: tuple[str, ...]
+    scores: tuple[float, ...]
+    metric: str
+    query: str
+    inputs: tuple[str, ...] = ()
+    exclude_inputs: bool = True
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __getitem__(self, i: int) -> tuple[str, float]:
+        return self.keys[i], self.scores[i]
+
+    def __iter__(self) -> Iterator[tuple[str, float]]:
+        return zip(self.keys, self.scores, strict=True)
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.metric != "euclidean"
+
+    @property
+    def excluded(self) -> tuple[str, ...]:
+        """The input keys that could not appear among the answers."""
+        return self.inputs if self.exclude_inputs else ()
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (what `--json` prints)."""
+        return {
+            "query": self.query,
+            "metric": self.metric,
+            "higher_is_better": self.higher_is_better,
+            "inputs": list(self.inputs),
+            "exclude_inputs": self.exclude_inputs,
+            "neighbors": [{"key": k, "score": s} for k, s in self],
+        }

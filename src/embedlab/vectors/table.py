@@ -1,0 +1,465 @@
+"""Vectors: a table E (V, d) with its keys, and the queries people ask of it.
+
+    vectors = Vectors.load("minilm")                      # or a path in any format of vectors.io
+    vectors["king"]                                        # (d,) row, a NumPy view like gensim's
+    vectors.similarity("king", "queen")                   # cosine | dot | euclidean
+    vectors.most_similar(positive=["king", "woman"], negative=["man"], topn=5)
+    vectors.analogy("king - man + woman")                 # 3CosAdd, or method="3cosmul"
+    vectors.most_similar_batch(["cat", "dog", ...])       # one matrix product for many queries
+
+Names follow gensim's KeyedVectors (index_to_key, key_to_index, most_similar, similar_by_vector,
+doesnt_match), and for metric="cosine" the scores equal gensim's. Unit rows are computed once and
+cached, so a query costs one matrix-vector product over the table plus a top-k.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from embedlab.errors import InvalidValueError, MissingDataError, UnknownNameError, check_choice, check_int
+from embedlab.vectors import similarity as sim
+from embedlab.vectors.neighbors import Neighbors
+
+ANALOGY_METHODS = ("3cosadd", "3cosmul")
+
+# a query term: a key, a (key, weight) pair, or a raw vector of shape (d,)
+Term = str | tuple[str, float] | np.ndarray | torch.Tensor
+
+
+class UnknownKeyError(UnknownNameError):
+    """A key that is not in the table; the message suggests the closest known spellings."""
+
+
+class Vectors:
+    """Rows of `vectors` (V, d) float32 keyed by `keys` (V unique strings); `counts` (V,) corpus
+    frequencies when known (None for tables such as a model's token embedding)."""
+
+    def __init__(
+        self,
+        keys: Sequence[str],
+        vectors: np.ndarray | torch.Tensor,
+        counts: Sequence[int] | np.ndarray | None = None,
+        *,
+        name: str = "vectors",
+    ):
+        table = torch.as_tensor(np.asarray(vectors, dtype=np.float32) if not torch.is_tensor(vectors) else vectors)
+        if table.ndim != 2:
+            raise InvalidValueError(f"vectors must have shape (V, d); got shape {tuple(table.shape)}")
+        if len(keys) != table.shape[0]:
+            raise InvalidValueError(f"{len(keys)} keys for {table.shape[0]} rows; need one key per row")
+        self.table = table.detach().to(torch.float32).contiguous()
+        self.index_to_key = list(keys)
+        self.key_to_index = {key: i for i, key in enumerate(self.index_to_key)}
+        if len(self.key_to_index) != len(self.index_to_key):
+            raise InvalidValueError(f"keys must be unique; {_first_duplicate(self.index_to_key)!r} appears twice")
+        self.counts = None if counts is None else np.asarray(counts, dtype=np.int64)
+        if self.counts is not None and self.counts.shape != (len(keys),):
+            raise InvalidValueError(f"counts must have one entry per row ({len(keys)}); got {self.counts.shape}")
+        self.name = name
+        self._unit: torch.Tensor | None = None
+        self._squared_norms: torch.Tensor | None = None
+        self._indexes: dict[str, object] = {}
+
+    # ---- loading and saving ------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, name_or_path: str | Path) -> Vectors:
+        """A built-in table by name ("minilm": its 30522 × 384 WordPiece input embedding) or a file
+        or folder in any format `embedlab.vectors.io` reads."""
+        from embedlab.data import MODELS, model_dir
+        from embedlab.vectors import io
+
+        text = str(name_or_path)
+        if text in MODELS:
+            table = io.read_hf_table(model_dir(text))
+        elif Path(text).exists():
+            table = io.read_table(text)
+        else:
+            raise MissingDataError(f"vectors {text!r} are neither a built-in table ({', '.join(MODELS)}) nor a path")
+        return cls(table.keys, table.vectors, table.counts, name=text)
+
+    def save(self, path: str | Path, format: str = "safetensors") -> list[Path]:
+        """Write the table (and its keys and counts where the format keeps them); returns the files."""
+        from embedlab.vectors import io
+
+        return io.write_table(io.Table(self.index_to_key, self.vectors, _as_list(self.counts)), path, format)
+
+    # ---- rows ----------------------------------------------------------------------------------
+
+    @property
+    def vectors(self) -> np.ndarray:
+        """(V, d) float32 NumPy view of the table (shares memory while the table is on the CPU)."""
+        return self.table.cpu().numpy()
+
+    @property
+    def vector_size(self) -> int:
+        return self.table.shape[1]
+
+    def __len__(self) -> int:
+        return len(self.index_to_key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.key_to_index
+
+    def __repr__(self) -> str:
+        return f"Vectors({self.name!r}, {len(self)} keys × {self.vector_size})"
+
+    def index_of(self, key: str) -> int:
+        """The row of `key`; UnknownKeyError (a KeyError) naming it and the closest keys if absent."""
+        try:
+            return self.key_to_index[key]
+        except (KeyError, TypeError):
+            raise self._unknown(key) from None
+
+    def __getitem__(self, key: str | Sequence[str]) -> np.ndarray:
+        """One key -> (d,); a list of keys -> (n, d)."""
+        if isinstance(key, str):
+            return self.vectors[self.index_of(key)]
+        return self.vectors[[self.index_of(k) for k in key]]
+
+    def get_vector(self, key: str, norm: bool = False) -> np.ndarray:
+        """(d,) row of `key`, scaled to unit length if `norm`."""
+        return (self.unit if norm else self.table)[self.index_of(key)].cpu().numpy()
+
+    @property
+    def unit(self) -> torch.Tensor:
+        """(V, d) unit-length rows, computed once (zero rows stay zero)."""
+        if self._unit is None:
+            self._unit = sim.unit_rows(self.table)
+        return self._unit
+
+    @property
+    def norms(self) -> np.ndarray:
+        """(V,) Euclidean length of every row."""
+        return torch.linalg.vector_norm(self.table, dim=1).cpu().numpy()
+
+    def normalized(self) -> Vectors:
+        """A new table whose rows are the unit rows of this one (same keys and counts)."""
+        return Vectors(self.index_to_key, self.unit.clone(), self.counts, name=f"{self.name} (unit rows)")
+
+    # ---- pairs ---------------------------------------------------------------------------------
+
+    def similarity(self, a: str, b: str, metric: str = "cosine") -> float:
+        """cos(a, b), a·b or ‖a − b‖ of two keys."""
+        return float(sim.pair_score(self.table[self.index_of(a)], self.table[self.index_of(b)], metric))
+
+    # ---- neighbours ----------------------------------------------------------------------------
+
+    def most_similar(
+        self,
+        positive: Term | Sequence[Term] | None = None,
+        negative: Term | Sequence[Term] | None = None,
+        topn: int = 10,
+        *,
+        metric: str = "cosine",
+        exclude: bool = True,
+        restrict_vocab: int | None = None,
+    ) -> Neighbors:
+        """The `topn` rows closest to the combination of `positive` minus `negative` terms.
+
+        metric="cosine" (gensim's rule): each key's unit vector times its weight (+1 positive,
+        −1 negative unless a (key, weight) pair says otherwise), averaged, against unit rows.
+        metric="dot" / "euclidean": the raw vector arithmetic u = Σ wᵢ vᵢ / Σ wᵢ (the plain sum
+        when the weights sum to 0), so king − man + woman is exactly the lessons' u.
+        `exclude` leaves the query's keys out of the answers; `restrict_vocab` searches only the
+        first that many rows (useful when rows are sorted by frequency).
+        """
+        check_choice("metric", metric, sim.METRICS)
+        terms = self._terms(positive, negative)
+        query = self._combine(terms, metric)[None, :]
+        inputs = tuple(dict.fromkeys(key for key, _, _ in terms if key is not None))
+        [result] = self._search(query, topn, metric, [inputs] if exclude else None, restrict_vocab)
+        return self._neighbors(result, metric, _describe(terms), inputs, exclude)
+
+    def most_similar_batch(
+        self,
+        queries: Sequence[str] | np.ndarray | torch.Tensor,
+        topn: int = 10,
+        *,
+        metric: str = "cosine",
+        exclude: bool = True,
+        restrict_vocab: int | None = None,
+    ) -> list[Neighbors]:
+        """Neighbours of many keys (or of the rows of a (B, d) array) with one matrix product per
+        chunk of queries; answer i equals most_similar(queries[i], ...)."""
+        check_choice("metric", metric, sim.METRICS)
+        if isinstance(queries, (np.ndarray, torch.Tensor)):
+            matrix = torch.as_tensor(queries, dtype=torch.float32, device=self.table.device)
+            if matrix.ndim != 2 or matrix.shape[1] != self.vector_size:
+                raise InvalidValueError(f"queries must have shape (B, {self.vector_size}); got {tuple(matrix.shape)}")
+            keys: list[tuple[str, ...]] = [()] * matrix.shape[0]
+        else:
+            rows = [self.index_of(key) for key in queries]
+            matrix = self.table[rows]
+            keys = [(key,) for key in queries]
+        results = self._search(matrix, topn, metric, keys if exclude else None, restrict_vocab)
+        return [
+            self._neighbors(r, metric, k[0] if k else "<vector>", k, exclude and bool(k))
+            for r, k in zip(results, keys, strict=True)
+        ]
+
+    def similar_by_vector(
+        self,
+        vector: np.ndarray | torch.Tensor,
+        topn: int = 10,
+        *,
+        metric: str = "cosine",
+        restrict_vocab: int | None = None,
+    ) -> Neighbors:
+        """The `topn` rows closest to a raw (d,) vector."""
+        return self.most_similar([torch.as_tensor(vector)], topn=topn, metric=metric, restrict_vocab=restrict_vocab)
+
+    def most_similar_cosmul(
+        self,
+        positive: Sequence[str] | str,
+        negative: Sequence[str] | str = (),
+        topn: int = 10,
+        *,
+        exclude: bool = True,
+        restrict_vocab: int | None = None,
+    ) -> Neighbors:
+        """3CosMul (Levy & Goldberg 2014) with gensim's (1 + cos) / 2 shift; keys only."""
+        positive, negative = _as_keys(positive), _as_keys(negative)
+        if not positive:
+            raise InvalidValueError("3cosmul needs at least one positive key")
+        pos = torch.tensor([[self.index_of(k) for k in positive]], device=self.table.device)
+        neg = torch.tensor([[self.index_of(k) for k in negative]], device=self.table.device, dtype=torch.int64)
+        n = self._limit(restrict_vocab)
+        scores = sim.cos_mul_scores(self.unit, pos, neg, n)
+        inputs = tuple(dict.fromkeys(positive + negative))
+        exclude_rows = [[self.key_to_index[k] for k in inputs if self.key_to_index[k] < n]] if exclude else None
+        values, indices = sim.top_k(scores, topn + len(inputs), exclude_rows)
+        query = _describe([(k, 1.0, None) for k in positive] + [(k, -1.0, None) for k in negative])
+        return self._neighbors(_rows(values[0], indices[0], topn), "3cosmul", query, inputs, exclude)
+
+    def analogy(
+        self, expression: str, topn: int = 10, *, method: str = "3cosadd", metric: str = "cosine", exclude: bool = True
+    ) -> Neighbors:
+        """Solve "king - man + woman" (any number of + and − terms): 3CosAdd with `metric`, or
+        3CosMul. Write operators with spaces around them when keys contain "-" or "+"."""
+        check_choice("method", method, ANALOGY_METHODS)
+        terms = signed_terms(expression)
+        if method == "3cosmul":
+            positive = [k for k, sign in terms if sign > 0]
+            negative = [k for k, sign in terms if sign < 0]
+            return self.most_similar_cosmul(positive, negative, topn, exclude=exclude)
+        return self.most_similar([(k, float(sign)) for k, sign in terms], None, topn, metric=metric, exclude=exclude)
+
+    def doesnt_match(self, words: Sequence[str]) -> str:
+        """The key farthest (by cosine) from the mean of the unit vectors of `words` (gensim's rule)."""
+        if len(words) < 2:
+            raise InvalidValueError(f"doesnt_match needs at least 2 keys; got {len(words)}")
+        unit = self.unit[[self.index_of(w) for w in words]]
+        centre = sim.unit_rows(unit.mean(dim=0, keepdim=True))[0]
+        return words[int(torch.argmin(unit @ centre))]
+
+    # ---- FAISS ---------------------------------------------------------------------------------
+
+    def build_index(self, kind: str = "flat", metric: str = "cosine", **options) -> None:
+        """Answer later `metric` queries from a FAISS index (pip install faiss-cpu): "flat" is exact
+        and returns the same neighbours as the matrix product; "hnsw" and "ivf" are approximate."""
+        from embedlab.vectors.index import FaissIndex
+
+        check_choice("metric", metric, sim.METRICS)
+        self._indexes[metric] = FaissIndex(self.table, metric=metric, kind=kind, **options)
+
+    def drop_index(self, metric: str | None = None) -> None:
+        """Forget the FAISS index of `metric` (all of them if None): back to exact matrix products."""
+        self._indexes.clear() if metric is None else self._indexes.pop(metric, None)
+
+    # ---- internals -----------------------------------------------------------------------------
+
+    def _terms(self, positive, negative) -> list[tuple[str | None, float, torch.Tensor]]:
+        """(key or None, weight, raw vector) for every query term, gensim's argument conventions."""
+        terms = []
+        for items, weight in ((positive, 1.0), (negative, -1.0)):
+            if items is None:
+                continue
+            if isinstance(items, (str, np.ndarray, torch.Tensor)) or _is_weighted(items):
+                items = [items]
+            for item in items:
+                key, w = item if _is_weighted(item) else (item, weight)
+                if isinstance(key, str):
+                    terms.append((key, float(w), self.table[self.index_of(key)]))
+                else:
+                    vector = torch.as_tensor(key, dtype=torch.float32, device=self.table.device)
+                    if vector.shape != (self.vector_size,):
+                        raise InvalidValueError(
+                            f"a query vector must have shape ({self.vector_size},); got {tuple(vector.shape)}"
+                        )
+                    terms.append((None, float(w), vector))
+        if not terms:
+            raise InvalidValueError("a query needs at least one positive or negative term")
+        return terms
+
+    def _combine(self, terms, metric: str) -> torch.Tensor:
+        """The query vector (d,) of the terms for `metric` (see most_similar)."""
+        weights = [w for _, w, _ in terms]
+        if metric == "cosine":  # keys enter as unit vectors, raw vectors as given (as in gensim)
+            rows = [sim.unit_rows(v) if key is not None else v for key, _, v in terms]
+            total = sum(abs(w) for w in weights)
+        else:
+            rows = [v for _, _, v in terms]
+            total = sum(weights) or 1.0
+        return sum(w * v for w, v in zip(weights, rows, strict=True)) / total
+
+    def _limit(self, restrict_vocab: int | None) -> int:
+        if restrict_vocab is None:
+            return len(self)
+        return min(check_int("restrict_vocab", restrict_vocab, low=1), len(self))
+
+    def _search(self, queries, topn, metric, exclude_keys, restrict_vocab) -> list[list[tuple[int, float]]]:
+        """Top `topn` (row, score) per query, query keys removed when `exclude_keys` is given."""
+        topn = check_int("topn", topn, low=1)
+        n = self._limit(restrict_vocab)
+        exclude = None
+        if exclude_keys is not None:
+            exclude = [[self.key_to_index[k] for k in keys if self.key_to_index[k] < n] for keys in exclude_keys]
+        width = topn + max((len(e) for e in exclude), default=0) if exclude else topn
+        index = self._indexes.get(metric) if n == len(self) else None
+        if index is not None:
+            values, indices = index.search(queries, width)
+        else:
+            table, unit, squared = self.table[:n], self.unit[:n], self._squares()[:n]
+            values, indices = sim.search(
+                queries,
+                width,
+                lambda c: sim.score_matrix(queries[c], table, metric, unit_table=unit, squared_norms=squared),
+                n_rows=n,
+                exclude=exclude,
+                largest=sim.higher_is_better(metric),
+            )
+        banned = [set(e) for e in exclude] if exclude else [set()] * len(values)
+        return [_rows(v, i, topn, b) for v, i, b in zip(values, indices, banned, strict=True)]
+
+    def _squares(self) -> torch.Tensor:
+        if self._squared_norms is None:
+            self._squared_norms = self.table.square().sum(dim=1)
+        return self._squared_norms
+
+    def _neighbors(self, rows, metric, query, inputs, exclude) -> Neighbors:
+        return Neighbors(
+            keys=tuple(self.index_to_key[i] for i, _ in rows),
+            scores=tuple(s for _, s in rows),
+            metric=metric,
+            query=query,
+            inputs=tuple(inputs),
+            exclude_inputs=exclude,
+        )
+
+    def _unknown(self, key: object) -> UnknownKeyError:
+        hint = closest_keys(str(key), self.index_to_key)
+        hint = f"; closest: {', '.join(hint)}" if hint else ""
+        return UnknownKeyError(f"unknown key {key!r}: not among the {len(self)} keys of {self.name}{hint}")
+
+
+def closest_keys(key: str, known: Sequence[str], n: int = 3) -> list[str]:
+    """Up to n known keys spelled most like `key`: other casings first, then by edit distance
+    (a swap of neighbours counts as one edit), preferring the same first letter and length (typos
+    rarely hit the first letter: "kign" -> "king" before "sign"), then by difflib's ratio.
+
+    >>> closest_keys("kign", ["kin", "king", "ign", "queen"])
+    ['king', 'kin', 'ign']
+    """
+    known_set = set(known)
+    cased = [k for k in (key.lower(), key.upper(), key.capitalize()) if k != key and k in known_set]
+    candidates = difflib.get_close_matches(key, known, n=20, cutoff=0.6)
+    ranked = sorted(
+        candidates,
+        key=lambda k: (
+            _edit_distance(key, k),
+            k[:1] != key[:1],
+            abs(len(k) - len(key)),
+            -difflib.SequenceMatcher(None, key, k).ratio(),
+        ),
+    )
+    return list(dict.fromkeys(cased + ranked))[:n]
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance with adjacent transpositions (optimal string alignment)."""
+    previous2, previous = None, list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], previous2[j - 2] + 1)
+        previous2, previous = previous, row
+    return previous[-1]
+
+
+def signed_terms(expression: str) -> list[tuple[str, int]]:
+    """ "king - man + woman" -> [("king", 1), ("man", -1), ("woman", 1)]. Operators surrounded by
+    spaces split terms; when there are none, a bare + or - does ("king-man+woman").
+
+    >>> signed_terms("king - man + woman")
+    [('king', 1), ('man', -1), ('woman', 1)]
+    """
+    text = expression.strip()
+    if text[:1] in ("+", "-") and text[1:2].isspace():  # a leading "- man + ..."
+        text = text[0] + text[1:].lstrip()
+    parts = re.split(r"\s+([+-])\s+", text)
+    if len(parts) == 1:
+        parts = re.split(r"(?<=\S)([+-])(?=\S)", text)
+    signs, keys = ["+", *parts[1::2]], parts[0::2]
+    if len(keys[0]) > 1 and keys[0][0] in "+-" and len(parts) > 1:
+        signs[0], keys[0] = keys[0][0], keys[0][1:]
+    if not text or any(not key for key in keys):
+        raise InvalidValueError(f"cannot parse analogy {expression!r}; write it like 'king - man + woman'")
+    return [(key, 1 if sign == "+" else -1) for sign, key in zip(signs, keys, strict=True)]
+
+
+def parse_expression(expression: str) -> tuple[list[str], list[str]]:
+    """ "king - man + woman" -> (["king", "woman"], ["man"]), gensim's positive and negative lists.
+
+    >>> parse_expression("king - man + woman")
+    (['king', 'woman'], ['man'])
+    """
+    terms = signed_terms(expression)
+    return [k for k, s in terms if s > 0], [k for k, s in terms if s < 0]
+
+
+def _rows(values: torch.Tensor, indices: torch.Tensor, topn: int, banned: set[int] = frozenset()):
+    """(k,) values and rows -> up to `topn` (row, score), skipping banned rows and masked ±inf."""
+    pairs = [
+        (i, v)
+        for i, v in zip(indices.tolist(), values.tolist(), strict=True)
+        if i not in banned and abs(v) != float("inf")
+    ]
+    return pairs[:topn]
+
+
+def _describe(terms) -> str:
+    """The query as text: "king - man + woman"; raw vectors show as <vector>, weights as 0.5*key."""
+    parts = []
+    for key, weight, _ in terms:
+        name = key if key is not None else "<vector>"
+        if abs(weight) != 1.0:
+            name = f"{abs(weight):g}*{name}"
+        sign = "-" if weight < 0 else "+"
+        parts.append(name if not parts and sign == "+" else f"{sign} {name}" if parts else f"-{name}")
+    return " ".join(parts)
+
+
+def _is_weighted(item: object) -> bool:
+    return isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], (int, float))
+
+
+def _as_keys(items: Sequence[str] | str) -> list[str]:
+    return [items] if isinstance(items, str) else list(items)
+
+
+def _as_list(counts: np.ndarray | None) -> list[int] | None:
+    return None if counts is None else counts.tolist()
+
+
+def _first_duplicate(keys: list[str]) -> str:
+    seen = set()
+    return next(k for k in keys if k in seen or seen.add(k))
