@@ -43,3 +43,21 @@ def run_cli(capsys):
         return exit_info.value.code, out, err
 
     return run
+
+
+@pytest.fixture(scope="session")
+def minilm_vectors():
+    """The built-in MiniLM token table as Vectors (30522 WordPiece keys × 384)."""
+    from embedlab.vectors import Vectors
+
+    return Vectors.load("minilm")
+
+
+@pytest.fixture(scope="session")
+def minilm_keyed(minilm_vectors):
+    """gensim's KeyedVectors holding the same table: the oracle for queries and benchmarks."""
+    from gensim.models import KeyedVectors
+
+    kv = KeyedVectors(minilm_vectors.vector_size)
+    kv.add_vectors(minilm_vectors.index_to_key, minilm_vectors.vectors)
+    return kv

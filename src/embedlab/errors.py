@@ -10,7 +10,9 @@ function, not deep inside the math.
 
 from __future__ import annotations
 
+import difflib
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -60,9 +62,7 @@ def check_int(name: str, value: object, *, low: int | None = None, high: int | N
     return value
 
 
-def check_float(
-    name: str, value: object, *, low: float | None = None, high: float | None = None
-) -> float:
+def check_float(name: str, value: object, *, low: float | None = None, high: float | None = None) -> float:
     """Return `value` as float if it is a finite real number in [low, high]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
         raise InvalidValueError(f"{name} must be a finite number; got {value!r}")
@@ -79,9 +79,7 @@ def check_choice(name: str, value: object, choices: tuple[str, ...] | list[str])
     return value  # type: ignore[return-value]
 
 
-def check_ids(
-    ids: torch.Tensor | np.ndarray, size: int, what: str = "token id", size_name: str = "vocab_size"
-) -> None:
+def check_ids(ids: torch.Tensor | np.ndarray, size: int, what: str = "token id", size_name: str = "vocab_size") -> None:
     """Raise InvalidValueError unless every id is an integer in [0, size).
 
     Works on torch tensors (any device) and NumPy arrays, of any shape. The message names the
@@ -99,9 +97,7 @@ def check_ids(
     bad = (ids < 0) | (ids >= size)
     if bool(bad.any()):
         first = int(ids[bad].reshape(-1)[0])
-        raise InvalidValueError(
-            f"{what} {first} is out of range: {size_name} is {size} (allowed 0..{size - 1})"
-        )
+        raise InvalidValueError(f"{what} {first} is out of range: {size_name} is {size} (allowed 0..{size - 1})")
 
 
 def check_integer_dtype(ids: torch.Tensor | np.ndarray, what: str = "token id") -> None:
@@ -127,3 +123,39 @@ def _range(low: float | None, high: float | None) -> str:
     if low is not None:
         return f">= {low}"
     return f"<= {high}"
+
+
+def closest_names(key: str, known: Sequence[str], n: int = 3) -> list[str]:
+    """Up to n of `known` spelled most like `key`: other casings first, then by edit distance
+    (a swap of neighbours counts as one edit), preferring the same first letter and length (typos
+    rarely hit the first letter: "kign" -> "king" before "sign"), then by difflib's ratio.
+
+    >>> closest_names("kign", ["kin", "king", "ign", "queen"])
+    ['king', 'kin', 'ign']
+    """
+    known_set = set(known)
+    cased = [k for k in (key.lower(), key.upper(), key.capitalize()) if k != key and k in known_set]
+    candidates = difflib.get_close_matches(key, known, n=20, cutoff=0.6)
+    ranked = sorted(
+        candidates,
+        key=lambda k: (
+            _edit_distance(key, k),
+            k[:1] != key[:1],
+            abs(len(k) - len(key)),
+            -difflib.SequenceMatcher(None, key, k).ratio(),
+        ),
+    )
+    return list(dict.fromkeys(cased + ranked))[:n]
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance with adjacent transpositions (optimal string alignment)."""
+    previous2, previous = None, list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], previous2[j - 2] + 1)
+        previous2, previous = previous, row
+    return previous[-1]

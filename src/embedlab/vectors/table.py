@@ -14,15 +14,22 @@ cached, so a query costs one matrix-vector product over the table plus a top-k.
 
 from __future__ import annotations
 
-import difflib
 import re
+from dataclasses import replace
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from embedlab.errors import InvalidValueError, MissingDataError, UnknownNameError, check_choice, check_int
+from embedlab.errors import (
+    InvalidValueError,
+    MissingDataError,
+    UnknownNameError,
+    check_choice,
+    check_int,
+    closest_names,
+)
 from embedlab.vectors import similarity as sim
 from embedlab.vectors.neighbors import Neighbors
 
@@ -139,6 +146,10 @@ class Vectors:
         """(V,) Euclidean length of every row."""
         return torch.linalg.vector_norm(self.table, dim=1).cpu().numpy()
 
+    def to(self, device: str | torch.device) -> Vectors:
+        """The same table with its rows on `device` (queries then run there, e.g. "cuda")."""
+        return Vectors(self.index_to_key, self.table.to(device), self.counts, name=self.name)
+
     def normalized(self) -> Vectors:
         """A new table whose rows are the unit rows of this one (same keys and counts)."""
         return Vectors(self.index_to_key, self.unit.clone(), self.counts, name=f"{self.name} (unit rows)")
@@ -248,7 +259,10 @@ class Vectors:
         if method == "3cosmul":
             positive = [k for k, sign in terms if sign > 0]
             negative = [k for k, sign in terms if sign < 0]
-            return self.most_similar_cosmul(positive, negative, topn, exclude=exclude)
+            result = self.most_similar_cosmul(positive, negative, topn, exclude=exclude)
+            # report the query as written, not regrouped into positives then negatives
+            inputs = tuple(dict.fromkeys(k for k, _ in terms))
+            return replace(result, query=_describe([(k, sign, None) for k, sign in terms]), inputs=inputs)
         return self.most_similar([(k, float(sign)) for k, sign in terms], None, topn, metric=metric, exclude=exclude)
 
     def doesnt_match(self, words: Sequence[str]) -> str:
@@ -354,45 +368,9 @@ class Vectors:
         )
 
     def _unknown(self, key: object) -> UnknownKeyError:
-        hint = closest_keys(str(key), self.index_to_key)
+        hint = closest_names(str(key), self.index_to_key)
         hint = f"; closest: {', '.join(hint)}" if hint else ""
         return UnknownKeyError(f"unknown key {key!r}: not among the {len(self)} keys of {self.name}{hint}")
-
-
-def closest_keys(key: str, known: Sequence[str], n: int = 3) -> list[str]:
-    """Up to n known keys spelled most like `key`: other casings first, then by edit distance
-    (a swap of neighbours counts as one edit), preferring the same first letter and length (typos
-    rarely hit the first letter: "kign" -> "king" before "sign"), then by difflib's ratio.
-
-    >>> closest_keys("kign", ["kin", "king", "ign", "queen"])
-    ['king', 'kin', 'ign']
-    """
-    known_set = set(known)
-    cased = [k for k in (key.lower(), key.upper(), key.capitalize()) if k != key and k in known_set]
-    candidates = difflib.get_close_matches(key, known, n=20, cutoff=0.6)
-    ranked = sorted(
-        candidates,
-        key=lambda k: (
-            _edit_distance(key, k),
-            k[:1] != key[:1],
-            abs(len(k) - len(key)),
-            -difflib.SequenceMatcher(None, key, k).ratio(),
-        ),
-    )
-    return list(dict.fromkeys(cased + ranked))[:n]
-
-
-def _edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance with adjacent transpositions (optimal string alignment)."""
-    previous2, previous = None, list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        row = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                row[j] = min(row[j], previous2[j - 2] + 1)
-        previous2, previous = previous, row
-    return previous[-1]
 
 
 def signed_terms(expression: str) -> list[tuple[str, int]]:
@@ -411,7 +389,7 @@ def signed_terms(expression: str) -> list[tuple[str, int]]:
     signs, keys = ["+", *parts[1::2]], parts[0::2]
     if len(keys[0]) > 1 and keys[0][0] in "+-" and len(parts) > 1:
         signs[0], keys[0] = keys[0][0], keys[0][1:]
-    if not text or any(not key for key in keys):
+    if not text or any(not key or any(c.isspace() for c in key) for key in keys):  # keys hold no spaces
         raise InvalidValueError(f"cannot parse analogy {expression!r}; write it like 'king - man + woman'")
     return [(key, 1 if sign == "+" else -1) for sign, key in zip(signs, keys, strict=True)]
 

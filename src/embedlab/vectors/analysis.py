@@ -1,0 +1,329 @@
+"""Measurements on a real table E (V, D): what its geometry says, as small JSON-ready results.
+
+    norms_by_frequency(vectors, counts)   rare rows get few updates: row norm per count band
+    anisotropy(vectors)                   mean cosine of random pairs, before and after centring
+    dot_decomposition(a, b)               a·b = ‖a‖ ‖b‖ cos θ, every factor shown
+    pair_geometry(vectors, "king", "queen")   the same for two keys
+    unit_distance_identity(vectors)       ‖a − b‖² = 2 − 2 a·b on unit rows, to float32 rounding
+    rotation_check(vectors)               E R (R orthogonal) keeps every cosine, dot, norm, neighbour;
+                                          a diagonal scaling does not
+    project_2d(vectors, method="pca")     (n, 2) coordinates for a plot: PCA (torch) or UMAP
+
+Every function is pure (nothing mutates the table); each measurement returns a frozen dataclass whose
+`to_dict()` is plain JSON (NaN becomes None).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+
+from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
+from embedlab.tokenizer.vocab import BANDS
+from embedlab.vectors import similarity as sim
+from embedlab.vectors.evaluate import spearman  # Pearson of average ranks, float64; NaN if constant
+from embedlab.vectors.table import Vectors
+
+PROJECTIONS = ("pca", "umap")
+
+
+class _Result:
+    def to_dict(self) -> dict:
+        """The fields as plain JSON values (tuples -> lists, arrays -> nested lists, NaN -> None)."""
+        return _jsonable(asdict(self))  # type: ignore[call-overload]
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_jsonable(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+# ---- norms vs frequency ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BandNorms(_Result):
+    name: str
+    floor: int  # the band holds rows with floor <= count < the next band's floor
+    rows: int
+    mean_norm: float  # NaN for an empty band
+    median_norm: float
+
+
+@dataclass(frozen=True)
+class NormFrequency(_Result):
+    bands: tuple[BandNorms, ...]  # most frequent first; every row is in exactly one band
+    spearman: float  # rank correlation of count and norm over rows with count > 0
+    seen_rows: int
+    seen_mean_norm: float
+    unseen_rows: int  # count 0: rows no gradient ever reached (they are also in the last band)
+    unseen_mean_norm: float
+
+
+def norms_by_frequency(
+    vectors: Vectors, counts: Sequence[int] | np.ndarray | None = None, bands: Sequence[tuple[int, str]] = BANDS
+) -> NormFrequency:
+    """E (V, D) and counts (V,) -> row norms per count band, and count-vs-norm rank correlation.
+
+    `counts` default to `vectors.counts`; `bands` are (floor, name) pairs with strictly decreasing
+    floors ending at 0 (default: the tokenizer's named bands, `embedlab.tokenizer.vocab.BANDS`).
+    """
+    counts = vectors.counts if counts is None else np.asarray(counts)
+    if counts is None:
+        raise InvalidValueError(f"{vectors.name} has no counts; pass counts (V,) measured on a corpus")
+    if counts.shape != (len(vectors),) or not np.issubdtype(counts.dtype, np.integer) or (counts < 0).any():
+        raise InvalidValueError(f"counts must be {len(vectors)} integers >= 0; got {counts.dtype} {counts.shape}")
+    floors = [check_int("band floor", floor, low=0) for floor, _ in bands]
+    if not floors or floors[-1] != 0 or any(a <= b for a, b in zip(floors, floors[1:], strict=False)):
+        raise InvalidValueError(f"band floors must decrease strictly and end at 0; got {floors}")
+    norms = vectors.norms.astype(np.float64)
+    ceilings = [np.inf, *floors[:-1]]
+    results = []
+    for (floor, name), ceiling in zip(bands, ceilings, strict=True):
+        inside = norms[(counts >= floor) & (counts < ceiling)]
+        mean, median = (float(inside.mean()), float(np.median(inside))) if inside.size else (math.nan, math.nan)
+        results.append(BandNorms(name, floor, int(inside.size), mean, median))
+    seen, unseen = norms[counts > 0], norms[counts == 0]
+    rho = spearman(counts[counts > 0], seen) if seen.size >= 2 else math.nan
+    return NormFrequency(tuple(results), rho, seen.size, _mean(seen), unseen.size, _mean(unseen))
+
+
+def _mean(x: np.ndarray) -> float:
+    return float(x.mean()) if x.size else math.nan
+
+
+# ---- anisotropy ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Anisotropy(_Result):
+    pairs: int
+    mean_cosine: float  # over random pairs of distinct nonzero rows; ≈ 0 for an isotropic table
+    std_cosine: float
+    mean_cosine_to_mean: float  # cos(row, mean row), averaged: how much rows share one direction
+    centred_mean_cosine: float  # the same pairs after subtracting the mean row
+    centred_std_cosine: float
+    centred_mean_cosine_to_mean: float  # centred rows against the raw mean direction
+
+
+def anisotropy(vectors: Vectors, pairs: int = 10_000, seed: int = 0) -> Anisotropy:
+    """E (V, D) -> cosine statistics of `pairs` random row pairs, raw and centred (zero rows left out)."""
+    pairs = check_int("pairs", pairs, low=1)
+    table = vectors.table[torch.linalg.vector_norm(vectors.table, dim=1) > 0].double()  # (n, D)
+    i, j = _random_pairs(table.shape[0], pairs, seed)
+    mean = table.mean(dim=0, keepdim=True)  # (1, D)
+    direction = sim.unit_rows(mean)
+
+    def stats(rows: torch.Tensor) -> tuple[float, float, float]:
+        unit = sim.unit_rows(rows)
+        cos = (unit[i] * unit[j]).sum(dim=1)  # (pairs,)
+        return float(cos.mean()), float(cos.std()) if pairs > 1 else 0.0, float((unit @ direction.T).mean())
+
+    # subtle: the centred table's own mean is 0, so its rows are measured against the raw mean direction
+    return Anisotropy(pairs, *stats(table), *stats(table - mean))
+
+
+def _random_pairs(n: int, pairs: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two (pairs,) int64 row indices with i != j, uniform over ordered pairs of distinct rows."""
+    if n < 2:
+        raise InvalidValueError(f"need at least 2 nonzero rows to form pairs; the table has {n}")
+    generator = torch.Generator().manual_seed(check_int("seed", seed))
+    i = torch.randint(0, n, (pairs,), generator=generator)
+    return i, (i + torch.randint(1, n, (pairs,), generator=generator)) % n  # a nonzero shift: j != i
+
+
+# ---- pairs ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DotDecomposition(_Result):
+    dot: float
+    norm_a: float
+    norm_b: float
+    cosine: float
+    angle_degrees: float
+    product: float  # ‖a‖ ‖b‖ cos θ, equal to `dot`: the check of the decomposition
+
+
+def dot_decomposition(a, b) -> DotDecomposition:
+    """(D,), (D,) -> a·b split into ‖a‖, ‖b‖ and cos θ, in float64.
+
+    >>> dot_decomposition([2.0, 0.0, 1.0], [1.0, 1.0, 0.0]).cosine  # 2 / √10
+    0.6324555320336759
+    """
+    a, b = torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
+    if a.ndim != 1 or a.shape != b.shape:
+        raise InvalidValueError(f"a and b must be two vectors of equal length; got {tuple(a.shape)}, {tuple(b.shape)}")
+    norm_a, norm_b, dot = float(a.norm()), float(b.norm()), float(a @ b)
+    if norm_a == 0 or norm_b == 0:
+        raise InvalidValueError("a zero vector has no direction: the angle is undefined")
+    cosine = min(1.0, max(-1.0, dot / (norm_a * norm_b)))
+    return DotDecomposition(dot, norm_a, norm_b, cosine, math.degrees(math.acos(cosine)), norm_a * norm_b * cosine)
+
+
+def pair_geometry(vectors: Vectors, key_a: str, key_b: str) -> DotDecomposition:
+    """dot_decomposition of the rows of two keys."""
+    return dot_decomposition(vectors.table[vectors.index_of(key_a)], vectors.table[vectors.index_of(key_b)])
+
+
+@dataclass(frozen=True)
+class UnitIdentity(_Result):
+    pairs: int
+    max_abs_error: float  # max |‖a − b‖² − (2 − 2 a·b)| over unit rows: float32 rounding, ~1e-7
+    mean_abs_error: float
+
+
+def unit_distance_identity(vectors: Vectors, pairs: int = 1000, seed: int = 0) -> UnitIdentity:
+    """E (V, D) -> how exactly ‖a − b‖² = 2 − 2 a·b holds for `pairs` random pairs of unit rows (float32)."""
+    pairs = check_int("pairs", pairs, low=1)
+    unit = sim.unit_rows(vectors.table[torch.linalg.vector_norm(vectors.table, dim=1) > 0])
+    i, j = _random_pairs(unit.shape[0], pairs, seed)
+    a, b = unit[i], unit[j]  # (pairs, D)
+    error = ((a - b).square().sum(dim=1) - (2 - 2 * (a * b).sum(dim=1))).abs()
+    return UnitIdentity(pairs, float(error.max()), float(error.mean()))
+
+
+# ---- rotation --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RotationCheck(_Result):
+    sample: int  # query rows, each scored against all V rows
+    k: int
+    orthogonality_error: float  # max |RᵀR − I|
+    max_cosine_diff: float  # max |cos_E − cos_ER| over (sample, V) pairs
+    max_dot_diff: float
+    max_norm_diff: float  # over all V rows
+    cosine_neighbours_same: float  # fraction of sample rows whose top-k keys (as sets) are unchanged
+    euclidean_neighbours_same: float
+    scaled_max_cosine_diff: float  # the contrast: E S with S diagonal, not orthogonal
+    scaled_cosine_neighbours_same: float
+    scaled_euclidean_neighbours_same: float
+
+
+def random_orthogonal(dim: int, seed: int = 0) -> torch.Tensor:
+    """(D, D) float64 orthogonal matrix, Haar-distributed: QR of a Gaussian matrix with the signs
+    of R's diagonal moved into Q (without that fix QR would favour some rotations)."""
+    generator = torch.Generator().manual_seed(check_int("seed", seed))
+    q, r = torch.linalg.qr(torch.randn(dim, dim, generator=generator, dtype=torch.float64))
+    return q * torch.where(torch.diagonal(r) < 0, -1.0, 1.0)
+
+
+def rotation_check(vectors: Vectors, seed: int = 0, sample: int = 200, k: int = 10) -> RotationCheck:
+    """E (V, D) -> what E R changes for a random orthogonal R (D, D): nothing but rounding; and what a
+    random diagonal scaling E S changes: the neighbours."""
+    table = vectors.table
+    V, D = table.shape
+    if V < 2:
+        raise InvalidValueError(f"a rotation check needs at least 2 rows; {vectors.name} has {V}")
+    k = check_int("k", k, low=1, high=V - 1)
+    sample = min(check_int("sample", sample, low=1), V)
+    generator = torch.Generator().manual_seed(check_int("seed", seed))
+    rows = torch.randperm(V, generator=generator)[:sample]
+    rotation = random_orthogonal(D, seed).float()
+    scaling = torch.exp(torch.randn(D, generator=generator))  # factors spread over e^±2
+    rotated, scaled = table @ rotation, table * scaling  # (V, D)
+
+    def scores(t: torch.Tensor, metric: str) -> torch.Tensor:  # (sample, V)
+        return sim.score_matrix(t[rows], t, metric)
+
+    def same(other: torch.Tensor, metric: str) -> float:
+        return _same_neighbours(table, other, rows, k, metric)
+
+    cosine = scores(table, "cosine")
+    return RotationCheck(
+        sample=sample,
+        k=k,
+        orthogonality_error=float((rotation.T @ rotation - torch.eye(D)).abs().max()),
+        max_cosine_diff=float((cosine - scores(rotated, "cosine")).abs().max()),
+        max_dot_diff=float((scores(table, "dot") - scores(rotated, "dot")).abs().max()),
+        max_norm_diff=float((table.norm(dim=1) - rotated.norm(dim=1)).abs().max()),
+        cosine_neighbours_same=same(rotated, "cosine"),
+        euclidean_neighbours_same=same(rotated, "euclidean"),
+        scaled_max_cosine_diff=float((cosine - scores(scaled, "cosine")).abs().max()),
+        scaled_cosine_neighbours_same=same(scaled, "cosine"),
+        scaled_euclidean_neighbours_same=same(scaled, "euclidean"),
+    )
+
+
+def _same_neighbours(a: torch.Tensor, b: torch.Tensor, rows: torch.Tensor, k: int, metric: str) -> float:
+    """Fraction of `rows` whose k nearest other rows are the same set in tables a and b (V, D).
+    Sets, not lists: two float32 near-ties may swap order under rounding."""
+
+    def top(t: torch.Tensor) -> list[frozenset[int]]:
+        scores = sim.score_matrix(t[rows], t, metric)
+        _, idx = sim.top_k(scores, k, [[r] for r in rows.tolist()], largest=sim.higher_is_better(metric))
+        return [frozenset(r) for r in idx.tolist()]
+
+    return sum(x == y for x, y in zip(top(a), top(b), strict=True)) / len(rows)
+
+
+# ---- projections -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Projection(_Result):
+    method: str
+    keys: tuple[str, ...]  # one per row of `coordinates`
+    coordinates: np.ndarray  # (n, 2) float32
+    explained_variance_ratio: tuple[float, float] | None  # PCA only: share of variance per axis
+
+
+def project_2d(
+    data: Vectors | np.ndarray | torch.Tensor,
+    keys: Sequence[str] | None = None,
+    method: str = "pca",
+    seed: int = 0,
+    n_neighbors: int = 15,
+) -> Projection:
+    """(n, D) -> (n, 2) coordinates by PCA (deterministic signs) or UMAP (pip install umap-learn).
+
+    With a `Vectors`, `keys` choose the rows (all by default); with a matrix, they name its rows
+    ("0", "1", ... by default). `n_neighbors` is UMAP's neighbourhood size, fixed by `seed`.
+    """
+    check_choice("method", method, PROJECTIONS)
+    if isinstance(data, Vectors):
+        keys = data.index_to_key if keys is None else list(keys)
+        matrix = data.table[[data.index_of(key) for key in keys]]
+    else:
+        matrix = torch.as_tensor(np.asarray(data, dtype=np.float32) if not torch.is_tensor(data) else data)
+        keys = [str(i) for i in range(matrix.shape[0])] if keys is None else list(keys)
+        if matrix.ndim != 2 or len(keys) != matrix.shape[0]:
+            raise InvalidValueError(f"need an (n, D) matrix and n keys; got {tuple(matrix.shape)} and {len(keys)}")
+    n, D = matrix.shape
+    if n < 2 or D < 2:
+        raise InvalidValueError(f"a 2-D projection needs at least 2 rows of width >= 2; got ({n}, {D})")
+    if method == "pca":
+        coordinates, ratio = pca_2d(matrix)
+        return Projection("pca", tuple(keys), coordinates.float().numpy(), ratio)
+    n_neighbors = check_int("n_neighbors", n_neighbors, low=2, high=n - 1)
+    try:
+        import umap
+    except ImportError:
+        raise MissingDataError("UMAP projections need umap-learn: pip install umap-learn") from None
+    reducer = umap.UMAP(n_components=2, n_neighbors=n_neighbors, random_state=check_int("seed", seed))
+    coordinates = reducer.fit_transform(matrix.float().cpu().numpy()).astype(np.float32)
+    return Projection("umap", tuple(keys), coordinates, None)
+
+
+def pca_2d(matrix: torch.Tensor) -> tuple[torch.Tensor, tuple[float, float]]:
+    """(n, D) -> (n, 2) float64 scores on the first two principal axes, and their shares of variance.
+
+    Each axis's sign is fixed so that its largest-magnitude loading is positive: the same input
+    always gives the same picture.
+    """
+    centred = matrix.double() - matrix.double().mean(dim=0)  # (n, D)
+    _, singular, vt = torch.linalg.svd(centred, full_matrices=False)  # vt (min(n, D), D)
+    axes = vt[:2]  # (2, D)
+    largest = axes.gather(1, axes.abs().argmax(dim=1, keepdim=True))  # (2, 1)
+    axes = axes * torch.where(largest < 0, -1.0, 1.0)
+    variance = singular.square()
+    ratio = (variance[:2] / variance.sum()).tolist() if variance.sum() > 0 else [0.0, 0.0]
+    return centred @ axes.T, (ratio[0], ratio[1])
