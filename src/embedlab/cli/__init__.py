@@ -5,6 +5,10 @@
     embedlab embed "the cat sat on the mat" --json
     embedlab tokenizer train gcide --vocab-size 8000 --out gcide-8k.json
     embedlab tokenize "unhappiness" --tokenizer gcide-8k.json
+    embedlab neighbors minilm king -k 5
+    embedlab analogy minilm "king - man + woman"
+    embedlab evaluate minilm --json
+    embedlab export minilm --format word2vec-bin --out minilm.bin
 
 Every expected error (an `EmbedlabError`, or a usage mistake such as an unknown option) is
 printed as one red line on stderr with exit status 2. Set EMBEDLAB_DEBUG=1 to see tracebacks.
@@ -19,7 +23,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from embedlab.cli import embed, size, tokenizer
+from embedlab.cli import embed, size, tokenizer, vectors
 from embedlab.errors import EmbedlabError
 
 app = typer.Typer(
@@ -33,6 +37,10 @@ app.command("size")(size.size)
 app.command("embed")(embed.embed)
 app.command("tokenize")(tokenizer.tokenize)
 app.add_typer(tokenizer.app, name="tokenizer")
+app.command("neighbors")(vectors.neighbors)
+app.command("analogy")(vectors.analogy)
+app.command("evaluate")(vectors.evaluate)
+app.command("export")(vectors.export)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -15,8 +15,8 @@ cached, so a query costs one matrix-vector product over the table plus a top-k.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np

@@ -1,0 +1,198 @@
+"""`embedlab neighbors | analogy | evaluate | export`: query, score and convert vector tables.
+
+    embedlab neighbors minilm king -k 5
+    embedlab analogy minilm "king - man + woman" --json
+    embedlab analogy minilm "king - man + woman" --include-inputs   # usually answers: king
+    embedlab evaluate minilm
+    embedlab export minilm --format word2vec --out minilm.txt
+
+VECTORS is a built-in table name (minilm) or a path in any format `embedlab.vectors.io` reads:
+word2vec text (.txt, .vec) or binary (.bin), .safetensors or .npy with NAME.vocab.json, a
+projector folder (vectors.tsv + metadata.tsv), or a HuggingFace model folder.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from embedlab.cli.options import JsonFlag
+from embedlab.vectors import Neighbors, Vectors
+from embedlab.vectors.io import FORMATS
+from embedlab.vectors.similarity import METRICS
+from embedlab.vectors.table import ANALOGY_METHODS
+
+VectorsArg = Annotated[
+    str, typer.Argument(help="A built-in table (minilm) or a vectors file or folder (word2vec, safetensors, ...).")
+]
+TopK = Annotated[int, typer.Option("-k", "--topn", help="How many answers to show.")]
+Metric = Annotated[str, typer.Option("--metric", help=f"Similarity: {' | '.join(METRICS)}.")]
+IncludeInputs = Annotated[
+    bool,
+    typer.Option(
+        "--include-inputs",
+        help="Let the query's own words be answers (they are left out by default, as gensim does).",
+    ),
+]
+RestrictVocab = Annotated[
+    int | None, typer.Option("--restrict-vocab", help="Search only the first N rows (frequent words first).")
+]
+
+
+def neighbors(
+    vectors: VectorsArg,
+    word: Annotated[str, typer.Argument(help="The key whose neighbours to list.")],
+    topn: TopK = 10,
+    metric: Metric = "cosine",
+    include_inputs: IncludeInputs = False,
+    restrict_vocab: RestrictVocab = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """List the nearest keys to WORD: highest cosine or dot product, or smallest Euclidean distance."""
+    table = _load(vectors, as_json)
+    answer = table.most_similar(
+        word, topn=topn, metric=metric, exclude=not include_inputs, restrict_vocab=restrict_vocab
+    )
+    _show(answer, table, as_json)
+
+
+def analogy(
+    vectors: VectorsArg,
+    expression: Annotated[str, typer.Argument(help='The analogy as vector arithmetic: "king - man + woman".')],
+    topn: TopK = 10,
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help=f"{' | '.join(ANALOGY_METHODS)}: cosine to the summed unit vectors, or Levy & Goldberg's product.",
+        ),
+    ] = "3cosadd",
+    metric: Metric = "cosine",
+    include_inputs: IncludeInputs = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Solve an analogy: the keys closest to e.g. king − man + woman.
+
+    Without --include-inputs the words of the query are left out of the answers; with it,
+    "king - man + woman" usually answers "king" itself, because the sum stays closest to it.
+    """
+    table = _load(vectors, as_json)
+    answer = table.analogy(expression, topn, method=method, metric=metric, exclude=not include_inputs)
+    _show(answer, table, as_json)
+
+
+def evaluate(
+    vectors: VectorsArg,
+    restrict_vocab: Annotated[
+        int, typer.Option("--restrict-vocab", help="Use only the first N rows, as gensim does (300,000).")
+    ] = 300_000,
+    case_sensitive: Annotated[
+        bool, typer.Option("--case-sensitive", help="Match benchmark words exactly (default: any casing).")
+    ] = False,
+    method: Annotated[str, typer.Option("--method", help="Analogy method: 3cosadd or 3cosmul.")] = "3cosadd",
+    as_json: JsonFlag = False,
+) -> None:
+    """Score a table on WordSim-353 and SimLex-999 (Spearman correlation with human judgements)
+    and on the Google analogy set (accuracy per section), with gensim's conventions."""
+    from embedlab.vectors.evaluate import evaluate_all
+
+    table = _load(vectors, as_json)
+    with _working("scoring benchmarks", as_json):
+        results = evaluate_all(table, restrict_vocab=restrict_vocab, case_insensitive=not case_sensitive, method=method)
+    if as_json:
+        typer.echo(json.dumps({"vectors": vectors, **{n: r and r.to_dict() for n, r in results.items()}}))
+        return
+    console = Console()
+    pairs = Table(title=f"{vectors}: word similarity (Spearman ρ with human scores)")
+    for name, justify in (
+        ("benchmark", "left"),
+        ("spearman", "right"),
+        ("pearson", "right"),
+        ("pairs", "right"),
+        ("oov", "right"),
+    ):
+        pairs.add_column(name, justify=justify)
+    for name in ("wordsim353", "simlex999"):
+        r = results[name]
+        if r is None:  # a small table may hold no pair of the benchmark
+            pairs.add_row(name, "-", "-", "0", "every pair")
+        else:
+            pairs.add_row(name, f"{r.spearman:.4f}", f"{r.pearson:.4f}", str(r.pairs), f"{r.oov} ({r.oov_ratio:.1f}%)")
+    console.print(pairs)
+    google = results["google"]
+    sections = Table(title=f"{vectors}: Google analogies ({google.method}, restrict_vocab {google.restrict_vocab:,})")
+    for name, justify in (("section", "left"), ("correct", "right"), ("answered", "right"), ("accuracy", "right")):
+        sections.add_column(name, justify=justify)
+    for s in (*google.sections, google.total):
+        sections.add_row(s.name, str(s.correct), str(s.total), f"{100 * s.accuracy:.1f}%")
+    console.print(sections)
+    console.print(
+        f"{google.oov} of {google.questions} questions skipped: a word outside the vocabulary", highlight=False
+    )
+
+
+def export(
+    vectors: VectorsArg,
+    out: Annotated[str, typer.Option("--out", "-o", help="File to write (a folder for --format projector).")],
+    format: Annotated[str, typer.Option("--format", "-f", help=f"One of: {', '.join(FORMATS)}.")] = "word2vec",
+    as_json: JsonFlag = False,
+) -> None:
+    """Write a table in another format (atomically: a failed write leaves no partial file)."""
+    table = _load(vectors, as_json)
+    with _working(f"writing {format}", as_json):
+        written = table.save(out, format)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "vectors": vectors,
+                    "format": format,
+                    "rows": len(table),
+                    "dim": table.vector_size,
+                    "files": [str(p) for p in written],
+                }
+            )
+        )
+        return
+    typer.echo(f"wrote {len(table)} rows × {table.vector_size} as {format}: {', '.join(map(str, written))}")
+
+
+def _load(source: str, quiet: bool) -> Vectors:
+    with _working(f"loading {source}", quiet):
+        return Vectors.load(source)
+
+
+@contextmanager
+def _working(what: str, quiet: bool):
+    """A spinner on stderr while a step runs (only on a terminal, never with --json)."""
+    console = Console(stderr=True)
+    if quiet or not console.is_terminal:
+        yield
+        return
+    with console.status(what + "…"):
+        yield
+
+
+def _show(answer: Neighbors, table: Vectors, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps({"vectors": table.name, **answer.to_dict()}))
+        return
+    order = "higher is closer" if answer.higher_is_better else "distance: lower is closer"
+    inputs = ", ".join(answer.inputs)
+    allowed = f"query words excluded: {inputs}" if answer.excluded else f"query words allowed as answers: {inputs}"
+    view = Table()
+    view.add_column("#", justify="right")
+    view.add_column("key")
+    view.add_column(answer.metric, justify="right")
+    for rank, (key, score) in enumerate(answer, 1):
+        view.add_row(str(rank), key, f"{score:.4f}")
+    console = Console()
+    # plain lines rather than a table title, which rich would wrap to the table's narrow width
+    console.print(f"{answer.query} in {table.name}: {answer.metric}, {order}", highlight=False, soft_wrap=True)
+    console.print(view)
+    console.print(allowed, highlight=False, soft_wrap=True)

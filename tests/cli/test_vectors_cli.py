@@ -1,0 +1,89 @@
+"""`embedlab neighbors | analogy | evaluate | export` end to end on real tables."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from gensim.models import KeyedVectors
+
+from embedlab.vectors import Vectors
+
+
+@pytest.fixture(scope="module")
+def w2v_file(tmp_path_factory, minilm_vectors):
+    """The first 3,000 MiniLM rows written by gensim as word2vec text: a real file from a peer."""
+    path = tmp_path_factory.mktemp("vectors") / "minilm-3k.txt"
+    kv = KeyedVectors(minilm_vectors.vector_size)
+    kv.add_vectors(minilm_vectors.index_to_key[:3000], minilm_vectors.vectors[:3000])
+    kv.save_word2vec_format(str(path), binary=False)
+    return path
+
+
+def test_neighbors_json_equals_the_library(run_cli, minilm_vectors):
+    status, out, err = run_cli("neighbors", "minilm", "king", "-k", "5", "--json")
+    assert status == 0 and err == ""
+    data = json.loads(out)
+    expected = minilm_vectors.most_similar("king", topn=5)
+    assert [n["key"] for n in data["neighbors"]] == list(expected.keys)
+    assert data["metric"] == "cosine" and data["inputs"] == ["king"] and data["exclude_inputs"] is True
+
+
+def test_neighbors_table_says_what_was_excluded(run_cli):
+    status, out, _ = run_cli("neighbors", "minilm", "king", "-k", "3", "--metric", "euclidean")
+    assert status == 0
+    assert "distance: lower is closer" in out and "query words excluded: king" in out and "kings" in out
+
+
+def test_analogy_with_and_without_inputs(run_cli):
+    status, out, _ = run_cli("analogy", "minilm", "king - man + woman", "-k", "3", "--json")
+    assert status == 0 and json.loads(out)["neighbors"][0]["key"] == "queen"
+    status, out, _ = run_cli("analogy", "minilm", "king - man + woman", "-k", "3", "--include-inputs")
+    assert status == 0 and "query words allowed as answers: king, man, woman" in out
+    status, out, _ = run_cli("analogy", "minilm", "king - man + woman", "-k", "3", "--include-inputs", "--json")
+    assert [n["key"] for n in json.loads(out)["neighbors"]][:2] == ["king", "queen"]
+    status, out, _ = run_cli("analogy", "minilm", "king - man + woman", "--method", "3cosmul", "--json")
+    assert status == 0 and json.loads(out)["metric"] == "3cosmul"
+
+
+def test_evaluate_json_and_table(run_cli, w2v_file):
+    status, out, err = run_cli("evaluate", str(w2v_file), "--json")
+    assert status == 0 and err == ""
+    data = json.loads(out)
+    assert set(data) >= {"wordsim353", "simlex999", "google"}
+    assert -1 <= data["wordsim353"]["spearman"] <= 1 and data["wordsim353"]["pairs"] > 0
+    status, out, _ = run_cli("evaluate", str(w2v_file))
+    assert status == 0 and "wordsim353" in out and "Total accuracy" in out and "capital-common-countries" in out
+
+
+@pytest.mark.parametrize("fmt", ["word2vec", "word2vec-bin", "safetensors", "npy", "projector"])
+def test_export_round_trips(run_cli, tmp_path, w2v_file, fmt):
+    out_path = tmp_path / ("projector" if fmt == "projector" else f"table.{fmt}")
+    status, out, err = run_cli("export", str(w2v_file), "--format", fmt, "--out", str(out_path), "--json")
+    assert status == 0 and err == "", err
+    files = json.loads(out)["files"]
+    source = Vectors.load(w2v_file)
+    again = Vectors.load(out_path if fmt == "projector" else files[0])
+    assert again.index_to_key == source.index_to_key
+    np.testing.assert_array_equal(again.vectors, source.vectors)
+
+
+def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path):
+    broken = tmp_path / "broken.txt"
+    broken.write_text("2 3\na 1 2 3\nb 1 2\n")
+    for args, message in [
+        (("neighbors", "minilm", "kign"), "error: unknown key 'kign'"),
+        (("neighbors", "minilm", "king", "-k", "0"), "error: topn must be"),
+        (("neighbors", "minilm", "king", "--metric", "manhattan"), "error: metric must be one of"),
+        (("neighbors", "nowhere.txt", "king"), "error: vectors 'nowhere.txt' are neither a built-in table"),
+        (("neighbors", str(broken), "a"), f"error: {broken}"),
+        (("analogy", "minilm", "king - "), "error: cannot parse analogy"),
+        (("analogy", "minilm", "king - man", "--method", "3cosdiv"), "error: method must be one of"),
+        (("export", "minilm", "--format", "pickle", "--out", str(tmp_path / "x")), "error: format must be one of"),
+        (("export", "minilm"), "error: Missing option '--out'"),
+    ]:
+        status, out, err = run_cli(*args)
+        assert status == 2, args
+        assert out == "" and err.startswith(message), (args, err)
+        assert err.count("\n") == 1 and "Traceback" not in err

@@ -1,0 +1,319 @@
+"""Word-pair and analogy benchmarks: equal to gensim's evaluators on the same table."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import sys
+
+import numpy as np
+import pytest
+from gensim.models import KeyedVectors
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from scipy import stats
+
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, UnknownNameError
+from embedlab.vectors import Vectors
+from embedlab.vectors import evaluate as ev
+
+# gensim's cosines are float32 (sdot of float32 unit vectors), ours float64 from the same rows: each
+# differs by up to ~6e-8, which moves Pearson's r by a few 1e-9 (measured: 4e-9 on WordSim-353)
+PEARSON_TOL = 1e-8
+# with only 3 pairs r is far more sensitive to those float32 roundings (measured: 3e-8)
+TINY_PEARSON_TOL = 1e-6
+# the ranks are the same, so Spearman's rho differs only by float64 rounding
+SPEARMAN_TOL = 1e-12
+# our spearman/pearson against scipy.stats on the same float64 inputs
+SCIPY_TOL = 1e-12
+QUESTIONS_PER_SECTION = 40  # gensim answers ~100 questions a second, so compare on a subset of the Google set
+
+
+def _gensim(vectors: Vectors) -> KeyedVectors:
+    kv = KeyedVectors(vectors.vector_size)
+    kv.add_vectors(vectors.index_to_key, vectors.vectors)
+    return kv
+
+
+@pytest.fixture(scope="module")
+def minilm(minilm_vectors) -> Vectors:
+    """The 30522 × 384 WordPiece input table of all-MiniLM-L6-v2 (session fixture in conftest)."""
+    return minilm_vectors
+
+
+@pytest.fixture(scope="module")
+def minilm_kv(minilm_keyed) -> KeyedVectors:
+    return minilm_keyed
+
+
+def _subset(path, out, per_section: int):
+    """The first `per_section` questions of every section of an analogy file, headers kept."""
+    lines, taken = [], 0
+    for line in path.read_text(encoding="utf8").splitlines():
+        if line.startswith(": "):
+            lines.append(line)
+            taken = 0
+        elif taken < per_section:
+            lines.append(line)
+            taken += 1
+    out.write_text("\n".join(lines) + "\n", encoding="utf8")
+    return out
+
+
+@pytest.fixture(scope="module")
+def google_subset(tmp_path_factory):
+    return _subset(ev.benchmark_path("google"), tmp_path_factory.mktemp("google") / "q.txt", QUESTIONS_PER_SECTION)
+
+
+def _gensim_sections(sections) -> list[tuple[str, int, int]]:
+    return [(s["section"], len(s["correct"]), len(s["correct"]) + len(s["incorrect"])) for s in sections]
+
+
+def _ours_sections(result: ev.AnalogyResult) -> list[tuple[str, int, int]]:
+    return [(s.name, s.correct, s.total) for s in (*result.sections, result.total)]
+
+
+def _gensim_oov_ratio(caplog) -> str:
+    """gensim only logs the OOV ratio of an analogy run, to one decimal."""
+    [message] = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Quadruplets with out-of")]
+    return message.rsplit(" ", 1)[1]
+
+
+# ---- word pairs ----------------------------------------------------------------------------------
+
+PAIR_OPTIONS = [
+    {},
+    {"restrict_vocab": 5000},
+    {"case_insensitive": False},
+    {"dummy4unknown": True},
+    {"restrict_vocab": 5000, "case_insensitive": False, "dummy4unknown": True},
+]
+
+
+@pytest.mark.parametrize("options", PAIR_OPTIONS, ids=lambda o: ",".join(o) or "defaults")
+@pytest.mark.parametrize("benchmark", ["wordsim353", "simlex999"])
+def test_word_pairs_equal_gensim(minilm, minilm_kv, benchmark, options):
+    ours = ev.evaluate_word_pairs(minilm, benchmark, **options)
+    pearson, spearman, oov_ratio = minilm_kv.evaluate_word_pairs(str(ev.benchmark_path(benchmark)), **options)
+    assert ours.name == benchmark and ours.pairs > 0
+    assert ours.spearman == pytest.approx(spearman.statistic, abs=SPEARMAN_TOL)
+    assert ours.pearson == pytest.approx(pearson.statistic, abs=PEARSON_TOL)
+    assert ours.oov_ratio == pytest.approx(oov_ratio, abs=1e-12)
+    assert ours.oov > 0  # the real sets have words outside MiniLM's WordPiece vocabulary
+
+
+def test_word_pairs_first_case_variant_wins(tmp_path):
+    rng = np.random.default_rng(0)
+    vectors = Vectors(["Apple", "apple", "pie", "tree", "CAR", "car", "bus"], rng.normal(size=(7, 5)))
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("# comment\napple\tpie\t8.0\napple\ttree\t6.5\ncar\tbus\t7.0\nbad line\nx\ty\tnot-a-number\n")
+    kv = _gensim(vectors)
+    for case_insensitive in (True, False):
+        ours = ev.evaluate_word_pairs(vectors, pairs, case_insensitive=case_insensitive)
+        pearson, spearman, oov_ratio = kv.evaluate_word_pairs(str(pairs), case_insensitive=case_insensitive)
+        assert (ours.pearson, ours.spearman, ours.oov_ratio) == pytest.approx(
+            (pearson.statistic, spearman.statistic, oov_ratio), abs=TINY_PEARSON_TOL
+        )
+    pairs.write_text(pairs.read_text().replace("\t", ","))
+    ours = ev.evaluate_word_pairs(vectors, pairs, delimiter=",")
+    pearson, _, _ = kv.evaluate_word_pairs(str(pairs), delimiter=",")
+    assert ours.pairs == 3 and ours.pearson == pytest.approx(pearson.statistic, abs=TINY_PEARSON_TOL)
+    with pytest.raises(InvalidValueError, match="delimiter"):
+        ev.evaluate_word_pairs(vectors, pairs, delimiter="")
+    # "APPLE" is row 0 ("Apple"), not row 1: the first case variant stands for all
+    assert ev.folded_vocab(vectors.index_to_key, 100)["APPLE"] == 0
+    assert ev.folded_vocab(vectors.index_to_key, 100, case_insensitive=False)["apple"] == 1
+
+
+# ---- analogies -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"restrict_vocab": 10000}, {"case_insensitive": False}], ids=["defaults", "10000", "cased"]
+)
+def test_analogies_equal_gensim(minilm, minilm_kv, google_subset, options, caplog):
+    ours = ev.evaluate_word_analogies(minilm, google_subset, **options)
+    with caplog.at_level(logging.INFO, logger="gensim.models.keyedvectors"):
+        score, sections = minilm_kv.evaluate_word_analogies(str(google_subset), **options)
+    assert _ours_sections(ours) == _gensim_sections(sections)
+    assert len(ours.sections) == 14 and ours.questions == 14 * QUESTIONS_PER_SECTION
+    assert ours.accuracy == score
+    assert f"{ours.oov_ratio:.1f}%" == _gensim_oov_ratio(caplog)
+
+
+@pytest.mark.filterwarnings("ignore:Call to deprecated `init_sims`:DeprecationWarning")  # inside gensim
+def test_3cosmul_equals_gensim_cosmul_with_the_same_rule(minilm, minilm_kv, tmp_path):
+    # gensim's evaluate_word_analogies has no 3CosMul (it always calls most_similar), so the oracle
+    # is its loop with most_similar_cosmul in place of most_similar
+    path = _subset(ev.benchmark_path("google"), tmp_path / "q.txt", per_section=8)
+    ours = ev.evaluate_word_analogies(minilm, path, method="3cosmul")
+    vocab = ev.folded_vocab(minilm.index_to_key, 300_000)
+    expected, section = [], None
+    original, minilm_kv.key_to_index = minilm_kv.key_to_index, vocab
+    try:
+        for line in path.read_text().splitlines():
+            if line.startswith(": "):
+                section = [line[2:], 0, 0]
+                expected.append(section)
+                continue
+            a, b, c, d = line.upper().split()
+            if not all(w in vocab for w in (a, b, c, d)):
+                continue
+            predicted = None
+            for key, _ in minilm_kv.most_similar_cosmul(positive=[b, c], negative=[a], topn=5):
+                predicted = key.upper()
+                if predicted not in (a, b, c):
+                    break
+            section[1] += predicted == d
+            section[2] += 1
+    finally:
+        minilm_kv.key_to_index = original
+    assert [(s.name, s.correct, s.total) for s in ours.sections] == [tuple(s) for s in expected]
+    assert ours.method == "3cosmul"
+
+
+def _case_variant_table():
+    """king, man, woman and queen, plus case variants of the inputs that sit on the 3CosAdd query."""
+    rng = np.random.default_rng(1)
+    base = {k: rng.normal(size=8) for k in ("king", "man", "woman", "queen", "apple")}
+    unit = {k: v / np.linalg.norm(v) for k, v in base.items()}
+    query = unit["king"] + unit["woman"] - unit["man"]
+    rows = dict(base)
+    rows["queen"] = query + 0.3 * rng.normal(size=8)
+    for i, variant in enumerate(["KING", "King", "WOMAN", "Woman", "MAN"]):
+        rows[variant] = query + (0.01 + 0.01 * i) * rng.normal(size=8)  # closer to the query than queen
+    return Vectors(list(rows), np.stack(list(rows.values())))
+
+
+@pytest.mark.parametrize("case_insensitive", [True, False])
+@pytest.mark.parametrize("expected", ["queen", "woman", "King"])
+def test_top5_skip_rule_equals_gensim(tmp_path, case_insensitive, expected):
+    # the five case variants of the inputs outrank queen: case-insensitively all five are skipped and
+    # gensim keeps the last of them (so "man king woman woman" counts as correct); case-sensitively
+    # the first variant is the answer
+    vectors = _case_variant_table()
+    path = tmp_path / "q.txt"
+    path.write_text(f": royal\nman king woman {expected}\n")
+    ours = ev.evaluate_word_analogies(vectors, path, case_insensitive=case_insensitive)
+    _, sections = _gensim(vectors).evaluate_word_analogies(str(path), case_insensitive=case_insensitive)
+    assert _ours_sections(ours) == _gensim_sections(sections)
+
+
+def test_synthetic_analogies_all_correct(tmp_path):
+    # x(i, j) = (e_i + f_j) / √2 are unit vectors, so u_b + u_c − u_a = x(k, 1) exactly for
+    # x(i, 0) : x(i, 1) :: x(k, 0) : x(k, 1); every other row has cosine <= 1/2 with it
+    entities, roles = 6, 3
+    table = np.zeros((entities * roles, entities + roles))
+    keys = []
+    for i in range(entities):
+        for j in range(roles):
+            table[len(keys), [i, entities + j]] = 1 / math.sqrt(2)
+            keys.append(f"w{i}_{j}")
+    lines = []
+    for j, m in [(0, 1), (1, 2), (2, 0)]:
+        lines.append(f": role{j}-role{m}")
+        lines += [f"w{i}_{j} w{i}_{m} w{k}_{j} w{k}_{m}" for i in range(entities) for k in range(entities) if i != k]
+    path = tmp_path / "synthetic.txt"
+    path.write_text("\n".join(lines) + "\n")
+    vectors = Vectors(keys, table)
+    for method in ev.ANALOGY_METHODS:
+        result = ev.evaluate_word_analogies(vectors, path, method=method, batch_size=7)
+        assert result.accuracy == 1.0 and result.total.total == result.questions == 3 * entities * (entities - 1)
+        assert result.oov == 0 and [s.accuracy for s in result.sections] == [1.0, 1.0, 1.0]
+
+
+def test_batch_size_and_dummy4unknown(minilm, google_subset):
+    one = ev.evaluate_word_analogies(minilm, google_subset, restrict_vocab=10000)
+    batched = ev.evaluate_word_analogies(minilm, google_subset, restrict_vocab=10000, batch_size=13)
+    assert one == batched
+    dummy = ev.evaluate_word_analogies(minilm, google_subset, restrict_vocab=10000, dummy4unknown=True)
+    assert dummy.total.correct == one.total.correct and dummy.total.total == one.total.total + one.oov
+    assert dummy.total.total == dummy.questions
+
+
+def test_evaluate_all_and_json(minilm):
+    results = ev.evaluate_all(minilm, restrict_vocab=3000)  # a small vocabulary keeps the analogy run fast
+    assert list(results) == ["wordsim353", "simlex999", "google"]
+    assert results["simlex999"] == ev.evaluate_word_pairs(minilm, "simlex999", restrict_vocab=3000)
+    google = results["google"]
+    assert google.restrict_vocab == 3000 and google.questions == 19544 and google.method == "3cosadd"
+    assert 0 < google.total.total < google.questions
+    decoded = json.loads(json.dumps({name: r.to_dict() for name, r in results.items()}))
+    assert decoded["google"]["total"]["name"] == "Total accuracy"
+    assert decoded["google"]["accuracy"] == google.accuracy
+    assert decoded["wordsim353"]["spearman"] == results["wordsim353"].spearman
+
+
+# ---- correlations --------------------------------------------------------------------------------
+
+samples = st.lists(st.tuples(st.integers(0, 4), st.floats(-1e3, 1e3, allow_nan=False)), min_size=2, max_size=40)
+
+
+@given(samples)
+def test_correlations_equal_scipy(pairs):
+    x = [float(a) for a, _ in pairs]  # few distinct values: many ties
+    y = [b for _, b in pairs]
+    assume(len(set(x)) > 1 and len(set(y)) > 1)
+    assume(np.std(y) > 1e-6 * max(1.0, np.abs(y).max()))  # scipy warns (and loses digits) on near-constant input
+    assert ev.spearman(x, y) == pytest.approx(stats.spearmanr(x, y).statistic, abs=SCIPY_TOL)
+    assert ev.pearson(x, y) == pytest.approx(stats.pearsonr(x, y).statistic, abs=SCIPY_TOL)
+    assert ev.spearman(x, x) == pytest.approx(1.0, abs=SCIPY_TOL)
+
+
+def test_correlations_worked_cases():
+    assert ev.spearman([1, 2, 2, 3], [3, 3, 3, 4]) == pytest.approx(stats.spearmanr([1, 2, 2, 3], [3, 3, 3, 4])[0])
+    assert ev._ranks(np.array([10.0, 20.0, 20.0, 30.0])).tolist() == [1.0, 2.5, 2.5, 4.0]
+    assert ev.pearson([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0, abs=SCIPY_TOL)
+    assert math.isnan(ev.pearson([1, 1, 1], [1, 2, 3]))
+    with pytest.raises(InvalidValueError, match="same length"):
+        ev.pearson([1, 2], [1, 2, 3])
+
+
+# ---- errors --------------------------------------------------------------------------------------
+
+
+def test_unknown_benchmark_and_missing_file(minilm, tmp_path):
+    with pytest.raises(UnknownNameError, match="unknown benchmark 'wordsim'; known: google, simlex999"):
+        ev.benchmark_path("wordsim")
+    missing = tmp_path / "nope.tsv"
+    with pytest.raises(MissingDataError, match="nope.tsv"):
+        ev.evaluate_word_pairs(minilm, missing)
+    with pytest.raises(MissingDataError, match="'wordsim'.*built-in benchmark"):
+        ev.evaluate_word_analogies(minilm, "wordsim")
+
+
+def test_gensim_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gensim.test.utils", None)  # makes the import fail
+    with pytest.raises(MissingDataError, match="pip install gensim"):
+        ev.benchmark_path("google")
+
+
+def test_nothing_usable_names_the_file(minilm, tmp_path):
+    pairs = tmp_path / "oov.tsv"
+    pairs.write_text("qwxzzy\tzzyqx\t5.0\nonly two\tfields\n")
+    with pytest.raises(InvalidValueError, match="oov.tsv"):
+        ev.evaluate_word_pairs(minilm, pairs)
+    analogies = tmp_path / "oov.txt"
+    analogies.write_text(": section\nqwxzzy man king woman\nthree words only\n")
+    result = ev.evaluate_word_analogies(minilm, analogies)  # all out of vocabulary: 0 of 0, as gensim
+    assert (result.questions, result.oov, result.total.total, result.accuracy) == (1, 1, 0, 0.0)
+    assert ev.evaluate_word_analogies(minilm, analogies, dummy4unknown=True).total.total == 1
+    analogies.write_text(": section\nthree words only\n")
+    with pytest.raises(InvalidValueError, match="no question in .*oov.txt"):
+        ev.evaluate_word_analogies(minilm, analogies)
+
+
+def test_question_before_header(minilm, tmp_path):
+    path = tmp_path / "headless.txt"
+    path.write_text("\nman king woman queen\n: section\n")
+    with pytest.raises(FileFormatError, match=r"headless.txt, line 2"):
+        ev.evaluate_word_analogies(minilm, path)
+
+
+@pytest.mark.parametrize("value", [0, -1, 2.5, True])
+def test_restrict_vocab_checked(minilm, value):
+    with pytest.raises(InvalidValueError, match="restrict_vocab"):
+        ev.evaluate_word_pairs(minilm, "wordsim353", restrict_vocab=value)
+    with pytest.raises(InvalidValueError, match="restrict_vocab"):
+        ev.evaluate_word_analogies(minilm, "google", restrict_vocab=value)
