@@ -186,7 +186,7 @@ def test_bad_queries(small, kwargs, match):
 def test_bad_tables():
     with pytest.raises(InvalidValueError, match="one key per row"):
         Vectors(["a"], np.zeros((2, 3)))
-    with pytest.raises(InvalidValueError, match="'a' appears twice"):
+    with pytest.raises(InvalidValueError, match="'a' is at rows 0 and 2"):
         Vectors(["a", "b", "a"], np.zeros((3, 3)))
     with pytest.raises(InvalidValueError, match=r"shape \(V, d\)"):
         Vectors(["a"], np.zeros(3))

@@ -78,7 +78,7 @@ class Table:
         bad = next((i for i, key in enumerate(keys) if not isinstance(key, str)), None)
         if bad is not None:
             raise InvalidValueError(f"key at row {bad} must be a str; got {keys[bad]!r}")
-        if dup := _first_duplicate(keys):
+        if dup := first_duplicate(keys):
             raise InvalidValueError(f"duplicate key {dup[0]!r} at rows {dup[1]} and {dup[2]}; keys must be unique")
         counts = self.counts
         if counts is not None:
@@ -189,7 +189,7 @@ def _read_word2vec_text(path: Path) -> Table:
         _parse_row(vectors, i, numbers, f"{path} line {i + 2}")
         keys.append(key)
     _check_end(path, lines, rows + 1)
-    if dup := _first_duplicate(keys):
+    if dup := first_duplicate(keys):
         raise FileFormatError(f"{path} lines {dup[1] + 2} and {dup[2] + 2}: duplicate key {dup[0]!r}")
     return _table(path, keys, vectors)
 
@@ -476,7 +476,7 @@ def _check_keys(table: Table, format: str) -> None:
             )
 
 
-def _first_duplicate(keys: list[str]) -> tuple[str, int, int] | None:
+def first_duplicate(keys: list[str]) -> tuple[str, int, int] | None:
     """['a', 'b', 'a'] -> ('a', 0, 2): the first repeated key and the rows of its first two uses."""
     seen: dict[str, int] = {}
     for row, key in enumerate(keys):

@@ -31,6 +31,8 @@ from embedlab.errors import (
     closest_names,
 )
 from embedlab.vectors import similarity as sim
+from embedlab.vectors import io
+from embedlab.vectors.io import first_duplicate
 from embedlab.vectors.neighbors import Neighbors
 
 ANALOGY_METHODS = ("3cosadd", "3cosmul")
@@ -64,7 +66,8 @@ class Vectors:
         self.index_to_key = list(keys)
         self.key_to_index = {key: i for i, key in enumerate(self.index_to_key)}
         if len(self.key_to_index) != len(self.index_to_key):
-            raise InvalidValueError(f"keys must be unique; {_first_duplicate(self.index_to_key)!r} appears twice")
+            key, first, second = first_duplicate(self.index_to_key)
+            raise InvalidValueError(f"keys must be unique; {key!r} is at rows {first} and {second}")
         self.counts = None if counts is None else np.asarray(counts, dtype=np.int64)
         if self.counts is not None and self.counts.shape != (len(keys),):
             raise InvalidValueError(f"counts must have one entry per row ({len(keys)}); got {self.counts.shape}")
@@ -80,7 +83,6 @@ class Vectors:
         """A built-in table by name ("minilm": its 30522 × 384 WordPiece input embedding) or a file
         or folder in any format `embedlab.vectors.io` reads."""
         from embedlab.data import MODELS, model_dir
-        from embedlab.vectors import io
 
         text = str(name_or_path)
         if text in MODELS:
@@ -93,7 +95,6 @@ class Vectors:
 
     def save(self, path: str | Path, format: str = "safetensors") -> list[Path]:
         """Write the table (and its keys and counts where the format keeps them); returns the files."""
-        from embedlab.vectors import io
 
         return io.write_table(io.Table(self.index_to_key, self.vectors, _as_list(self.counts)), path, format)
 
@@ -436,8 +437,3 @@ def _as_keys(items: Sequence[str] | str) -> list[str]:
 
 def _as_list(counts: np.ndarray | None) -> list[int] | None:
     return None if counts is None else counts.tolist()
-
-
-def _first_duplicate(keys: list[str]) -> str:
-    seen = set()
-    return next(k for k in keys if k in seen or seen.add(k))
