@@ -30,8 +30,8 @@ from embedlab.errors import (
     check_int,
     closest_names,
 )
-from embedlab.vectors import similarity as sim
 from embedlab.vectors import io
+from embedlab.vectors import similarity as sim
 from embedlab.vectors.io import first_duplicate
 from embedlab.vectors.neighbors import Neighbors
 
@@ -95,7 +95,6 @@ class Vectors:
 
     def save(self, path: str | Path, format: str = "safetensors") -> list[Path]:
         """Write the table (and its keys and counts where the format keeps them); returns the files."""
-
         return io.write_table(io.Table(self.index_to_key, self.vectors, _as_list(self.counts)), path, format)
 
     # ---- rows ----------------------------------------------------------------------------------
