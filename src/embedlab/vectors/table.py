@@ -207,7 +207,8 @@ class Vectors:
             keys: list[tuple[str, ...]] = [()] * matrix.shape[0]
         else:
             rows = [self.index_of(key) for key in queries]
-            matrix = self.table[rows]
+            # cosine queries are scored as unit vectors: take the cached ones rather than renormalise
+            matrix = (self.unit if metric == "cosine" else self.table)[rows]
             keys = [(key,) for key in queries]
         results = self._search(matrix, topn, metric, keys if exclude else None, restrict_vocab)
         return [
@@ -247,7 +248,7 @@ class Vectors:
         exclude_rows = [[self.key_to_index[k] for k in inputs if self.key_to_index[k] < n]] if exclude else None
         values, indices = sim.top_k(scores, topn + len(inputs), exclude_rows)
         query = _describe([(k, 1.0, None) for k in positive] + [(k, -1.0, None) for k in negative])
-        return self._neighbors(_rows(values[0], indices[0], topn), "3cosmul", query, inputs, exclude)
+        return self._neighbors(_rows(values[0].tolist(), indices[0].tolist(), topn), "3cosmul", query, inputs, exclude)
 
     def analogy(
         self, expression: str, topn: int = 10, *, method: str = "3cosadd", metric: str = "cosine", exclude: bool = True
@@ -341,16 +342,24 @@ class Vectors:
             values, indices = index.search(queries, width)
         else:
             table, unit, squared = self.table[:n], self.unit[:n], self._squares()[:n]
+            if metric == "cosine":  # normalise once, here, not per chunk (a no-op for unit rows)
+                queries = sim.unit_rows(queries)
             values, indices = sim.search(
                 queries,
                 width,
-                lambda c: sim.score_matrix(queries[c], table, metric, unit_table=unit, squared_norms=squared),
+                lambda c: (
+                    sim.products(queries[c], unit)
+                    if metric == "cosine"
+                    else sim.score_matrix(queries[c], table, metric, squared_norms=squared)
+                ),
                 n_rows=n,
                 exclude=exclude,
                 largest=sim.higher_is_better(metric),
             )
         banned = [set(e) for e in exclude] if exclude else [set()] * len(values)
-        return [_rows(v, i, topn, b) for v, i, b in zip(values, indices, banned, strict=True)]
+        # one conversion of the whole (B, k) result: per-row .tolist() calls cost more than the top-k
+        rows = zip(values.tolist(), indices.tolist(), banned, strict=True)
+        return [_rows(v, i, topn, b) for v, i, b in rows]
 
     def _squares(self) -> torch.Tensor:
         if self._squared_norms is None:
@@ -404,13 +413,9 @@ def parse_expression(expression: str) -> tuple[list[str], list[str]]:
     return [k for k, s in terms if s > 0], [k for k, s in terms if s < 0]
 
 
-def _rows(values: torch.Tensor, indices: torch.Tensor, topn: int, banned: set[int] = frozenset()):
-    """(k,) values and rows -> up to `topn` (row, score), skipping banned rows and masked ±inf."""
-    pairs = [
-        (i, v)
-        for i, v in zip(indices.tolist(), values.tolist(), strict=True)
-        if i not in banned and abs(v) != float("inf")
-    ]
+def _rows(values: list[float], indices: list[int], topn: int, banned: set[int] = frozenset()):
+    """k scores and rows -> up to `topn` (row, score), skipping banned rows and masked ±inf."""
+    pairs = [(i, v) for i, v in zip(indices, values, strict=True) if i not in banned and abs(v) != float("inf")]
     return pairs[:topn]
 
 

@@ -1,7 +1,7 @@
 """Tokenizer benchmarks: the reference BPE against HuggingFace `tokenizers`, one run, ratios.
 
-    python bench/tokenize.py                       # gcide, 8,000-token vocabulary, 3 repetitions
-    python bench/tokenize.py --corpus enwiki-sample --vocab-size 4000 --reps 5
+    python bench/bpe.py                       # gcide, 8,000-token vocabulary, 3 repetitions
+    python bench/bpe.py --corpus enwiki-sample --vocab-size 4000 --reps 5
 
 1. Training time: BPE(mode="byte", split="gpt2", tie="hf").train vs FastTokenizer.train on the
    same lines, already in memory (reading and cleaning the corpus is timed once, apart).
@@ -16,23 +16,16 @@ faster the Rust library is. The library trains with all cores (rayon); the refer
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import argparse
+import json
+import os
+import statistics
+import time
+from itertools import islice
 
-# subtle: this file shares its name with the standard library's `tokenize`, which numpy's
-# imports reach; drop the script's own folder from the path before importing anything else.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-from itertools import islice  # noqa: E402
-
-from embedlab.corpora import open_corpus  # noqa: E402
-from embedlab.tokenizer.bpe import BPE  # noqa: E402
-from embedlab.tokenizer.fast import FastTokenizer  # noqa: E402
+from embedlab.corpora import open_corpus
+from embedlab.tokenizer.bpe import BPE
+from embedlab.tokenizer.fast import FastTokenizer
 
 
 def timed(fn, reps: int) -> tuple[float, object]:
