@@ -59,6 +59,11 @@ def test_vocab_rejects_bad_sizes(kwargs):
         WordVocab.build(TINY, **kwargs)
 
 
+def test_vocab_needs_a_count_per_word():
+    with pytest.raises(InvalidValueError, match=r"2 words need counts of shape \(2,\); got shape \(3,\)"):
+        WordVocab(["a", "b"], [3, 2, 1])
+
+
 def test_vocab_round_trips_through_json():
     vocab = WordVocab.build(TINY, min_count=1)
     again = WordVocab.from_dict(json.loads(json.dumps(vocab.to_dict())))

@@ -20,11 +20,12 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice, repeat
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from embedlab.errors import check_float, check_int
+from embedlab.errors import InvalidValueError, check_float, check_int
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
@@ -45,7 +46,7 @@ def words(line: str) -> list[str]:
     return _WORD.findall(line.lower())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class WordVocab:
     """Words kept for training, most frequent first (row i of every table is index_to_key[i]).
 
@@ -58,7 +59,10 @@ class WordVocab:
     counts: np.ndarray  # (V,) int64 corpus counts, descending
 
     def __post_init__(self):
-        assert len(self.index_to_key) == len(self.counts)
+        object.__setattr__(self, "counts", np.asarray(self.counts, dtype=np.int64))
+        if self.counts.shape != (len(self.index_to_key),):
+            V = len(self.index_to_key)
+            raise InvalidValueError(f"{V} words need counts of shape ({V},); got shape {self.counts.shape}")
 
     @property
     def key_to_index(self) -> dict[str, int]:
@@ -177,7 +181,9 @@ class ChunkCache:
                 for chunk in chunks: ...
     """
 
-    def __init__(self, lines: Iterable[str], vocab: WordVocab, chunk_words: int = 10_000, directory=None):
+    def __init__(
+        self, lines: Iterable[str], vocab: WordVocab, chunk_words: int = 10_000, directory: str | Path | None = None
+    ):
         self.lines, self.vocab, self.chunk_words = lines, vocab, check_int("chunk_words", chunk_words, low=1)
         self.directory = directory  # None: the system's temporary folder
         self._file = None  # the complete encoding, once a first pass has finished
