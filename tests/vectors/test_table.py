@@ -194,6 +194,20 @@ def test_bad_tables():
         Vectors(["a", "b"], np.zeros((2, 3)), counts=[1])
 
 
+def test_cosmul_rejects_bad_topn(small):
+    with pytest.raises(InvalidValueError, match="topn must be"):
+        small.most_similar_cosmul(["w1"], topn=0)
+
+
+def test_products_keep_bfloat16_in_torch():
+    from embedlab.vectors.similarity import products
+
+    a, b = torch.randn(2, 4), torch.randn(3, 4)
+    torch.testing.assert_close(products(a, b), a @ b.T)
+    half = products(a.bfloat16(), b.bfloat16())  # NumPy has no bfloat16; must not fail
+    assert half.dtype == torch.bfloat16 and half.shape == (2, 3)
+
+
 def test_topn_larger_than_table_returns_every_other_row(small):
     assert len(small.most_similar("w0", topn=1000)) == 199
     assert len(small.analogy("w1 - w2 + w3", topn=1000, method="3cosmul")) == 197

@@ -93,6 +93,14 @@ def _lcg(state):
     return state * _LCG_MUL + _LCG_ADD
 
 
+@njit(inline="always")
+def _window_span(window, state):
+    """word2vec's dynamic window: draw b uniform in 0..window-1 and look span = window - b words
+    each side, so near words are used more often than far ones. Returns (span, next state)."""
+    state = _lcg(state)
+    return window - np.int64((state >> _HIGH) % np.uint64(window)), state
+
+
 def guide_table(cum_table: np.ndarray) -> np.ndarray:
     """(V,) uint32 cum_table -> (V,) int64 guide: guide[m] is the first row a draw in bucket m can be.
 
@@ -235,8 +243,7 @@ def sgns_chunk(ids, starts, bounds, w_in, w_out, keep, cum_table, guide, rng_sta
             n, state = _subsample(ids, starts[s], starts[s + 1], keep, sentence, state)
             lr = _lr(alpha, min_alpha, words_done + starts[s], total_words)
             for i in range(n):
-                state = _lcg(state)
-                span = window - np.int64((state >> _HIGH) % np.uint64(window))  # 1..window, word2vec's b
+                span, state = _window_span(window, state)
                 want_loss = loss_every > 0 and centres % loss_every == 0
                 centres += 1
                 for j in range(max(i - span, 0), min(i + span + 1, n)):
@@ -277,8 +284,7 @@ def cbow_chunk(ids, starts, bounds, w_in, w_out, keep, cum_table, guide, rng_sta
             n, state = _subsample(ids, starts[s], starts[s + 1], keep, sentence, state)
             lr = _lr(alpha, min_alpha, words_done + starts[s], total_words)
             for i in range(n):
-                state = _lcg(state)
-                span = window - np.int64((state >> _HIGH) % np.uint64(window))
+                span, state = _window_span(window, state)
                 lo, hi = max(i - span, 0), min(i + span + 1, n)
                 if hi - lo < 2:
                     continue  # a one-word sentence has no context to predict from

@@ -237,6 +237,7 @@ class Vectors:
         restrict_vocab: int | None = None,
     ) -> Neighbors:
         """3CosMul (Levy & Goldberg 2014) with gensim's (1 + cos) / 2 shift; keys only."""
+        topn = check_int("topn", topn, low=1)
         positive, negative = _as_keys(positive), _as_keys(negative)
         if not positive:
             raise InvalidValueError("3cosmul needs at least one positive key")
@@ -245,7 +246,7 @@ class Vectors:
         n = self._limit(restrict_vocab)
         scores = sim.cos_mul_scores(self.unit, pos, neg, n)
         inputs = tuple(dict.fromkeys(positive + negative))
-        exclude_rows = [[self.key_to_index[k] for k in inputs if self.key_to_index[k] < n]] if exclude else None
+        exclude_rows = [self._rows_within(inputs, n)] if exclude else None
         values, indices = sim.top_k(scores, topn + len(inputs), exclude_rows)
         query = _describe([(k, 1.0, None) for k in positive] + [(k, -1.0, None) for k in negative])
         return self._neighbors(_rows(values[0].tolist(), indices[0].tolist(), topn), "3cosmul", query, inputs, exclude)
@@ -335,7 +336,7 @@ class Vectors:
         n = self._limit(restrict_vocab)
         exclude = None
         if exclude_keys is not None:
-            exclude = [[self.key_to_index[k] for k in keys if self.key_to_index[k] < n] for keys in exclude_keys]
+            exclude = [self._rows_within(keys, n) for keys in exclude_keys]
         width = topn + max((len(e) for e in exclude), default=0) if exclude else topn
         index = self._indexes.get(metric) if n == len(self) else None
         if index is not None:
@@ -360,6 +361,10 @@ class Vectors:
         # one conversion of the whole (B, k) result: per-row .tolist() calls cost more than the top-k
         rows = zip(values.tolist(), indices.tolist(), banned, strict=True)
         return [_rows(v, i, topn, b) for v, i, b in rows]
+
+    def _rows_within(self, keys, n: int) -> list[int]:
+        """Rows of `keys` among the first n (the ones a search restricted to n rows could return)."""
+        return [self.key_to_index[k] for k in keys if self.key_to_index[k] < n]
 
     def _squares(self) -> torch.Tensor:
         if self._squared_norms is None:
