@@ -11,6 +11,9 @@ from typing import IO
 
 from embedlab.errors import InvalidValueError
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)  # read once: os.umask can only be read by setting it
+
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
     """Write `text` (UTF-8) to `path` atomically: readers see the old file or the new one, never
@@ -36,6 +39,7 @@ def atomic_writer(path: str | Path, mode: str = "wb") -> Iterator[IO]:
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; the file gets what open() would give it
         with os.fdopen(fd, mode, **({"encoding": "utf-8"} if mode == "w" else {})) as f:
             yield f
         os.replace(tmp, path)

@@ -9,6 +9,7 @@
     embedlab analogy minilm "king - man + woman"
     embedlab evaluate minilm --json
     embedlab export minilm --format word2vec-bin --out minilm.bin
+    embedlab train enwiki-sample --out runs/wiki
 
 Every expected error (an `EmbedlabError`, or a usage mistake such as an unknown option) is
 printed as one red line on stderr with exit status 2. Set EMBEDLAB_DEBUG=1 to see tracebacks.
@@ -23,7 +24,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from embedlab.cli import embed, size, tokenizer, vectors
+from embedlab.cli import embed, size, tokenizer, train, vectors
 from embedlab.errors import EmbedlabError
 
 app = typer.Typer(
@@ -41,6 +42,7 @@ app.command("neighbors")(vectors.neighbors)
 app.command("analogy")(vectors.analogy)
 app.command("evaluate")(vectors.evaluate)
 app.command("export")(vectors.export)
+app.command("train")(train.train)
 
 
 def main(argv: list[str] | None = None) -> None:

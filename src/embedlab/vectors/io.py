@@ -37,6 +37,7 @@ from embedlab.files import atomic_writer
 from embedlab.pretrained import _BERT_NAMES, WEIGHTS, _prefix, load_tokenizer, read_config
 
 FORMATS = ("word2vec", "word2vec-bin", "safetensors", "npy", "projector")  # writable; "hf" is read-only
+RUN_TABLE = "vectors.safetensors"  # the table inside an `embedlab train` output folder
 _EXTENSIONS = {
     ".txt": "word2vec",
     ".vec": "word2vec",
@@ -97,6 +98,8 @@ class Table:
 def read_table(path: str | Path) -> Table:
     """A table file or folder in any format of this module -> Table with (V, D) float32 vectors."""
     path = Path(path)
+    if path.is_dir() and (path / RUN_TABLE).is_file():  # an `embedlab train` output folder
+        path = path / RUN_TABLE
     return _READERS[detect_format(path)](path)
 
 
@@ -120,7 +123,12 @@ def detect_format(path: str | Path) -> str:
             return "hf"
         if (path / "vectors.tsv").is_file():
             return "projector"
-        raise InvalidValueError(f"{path} holds neither config.json (a HuggingFace model) nor vectors.tsv (a projector)")
+        if (path / RUN_TABLE).is_file():
+            return "safetensors"
+        raise InvalidValueError(
+            f"{path} holds none of config.json (a HuggingFace model), vectors.tsv (a projector), "
+            f"{RUN_TABLE} (an embedlab training run)"
+        )
     if not path.is_file():
         raise MissingDataError(f"no table at {path}: no such file or folder")
     if path.suffix.lower() in _EXTENSIONS:

@@ -1,0 +1,141 @@
+"""`embedlab train`: train an embedding table on a corpus into an output folder.
+
+    embedlab train enwiki-sample --out runs/wiki                        # skip-gram, dim 100, 5 epochs
+    embedlab train gcide --out runs/gcide --method cbow --dim 300 --threads 2
+    embedlab train enwiki-sample --out runs/lm --method lm --vocab-size 4000 --untied
+    embedlab train enwiki-sample --out runs/wiki --resume               # after a crash or Ctrl-C
+    torchrun --nproc_per_node=2 -m embedlab.train gcide --out runs/gcide-2p
+
+Settings not given take the method's defaults; with --resume they are read from the folder, and
+any given that differ from the folder's run are an error.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from embedlab.cli.options import JsonFlag
+from embedlab.train import run
+from embedlab.train.config import METHODS, RunConfig
+from embedlab.train.distributed import Dist
+
+
+def train(
+    corpus: Annotated[str, typer.Argument(help="A built-in corpus (enwiki-sample, gcide) or a UTF-8 text file.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder: new or empty (or the run to --resume).")],
+    method: Annotated[
+        str | None, typer.Option("--method", help=f"{' | '.join(METHODS)}: skip-gram, CBOW, or a small transformer LM.")
+    ] = None,
+    dim: Annotated[int | None, typer.Option("--dim", help="Embedding width D [word2vec 100, lm 128].")] = None,
+    window: Annotated[int | None, typer.Option("--window", help="word2vec: words each side, at most [5].")] = None,
+    negative: Annotated[int | None, typer.Option("--negative", help="word2vec: noise words per true one [5].")] = None,
+    epochs: Annotated[int | None, typer.Option("--epochs", help="Passes over the corpus [word2vec 5, lm 1].")] = None,
+    min_count: Annotated[
+        int | None, typer.Option("--min-count", help="word2vec: drop words seen fewer times [5].")
+    ] = None,
+    lr: Annotated[
+        float | None, typer.Option("--lr", help="Learning rate [word2vec 0.025 decaying to 0; lm AdamW 3e-3].")
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Seeds the tables and every random draw [1].")] = None,
+    device: Annotated[str | None, typer.Option("--device", help="cpu | cuda [cpu].")] = None,
+    threads: Annotated[
+        int | None, typer.Option("--threads", help="CPU threads [2]; word2vec with 1 is bit-reproducible.")
+    ] = None,
+    vocab_size: Annotated[int | None, typer.Option("--vocab-size", help="lm: BPE pieces [4000].")] = None,
+    untied: Annotated[
+        bool, typer.Option("--untied", help="lm: a separate output table instead of the tied one.")
+    ] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out from its checkpoint.")] = False,
+    watch: Annotated[
+        list[str] | None,
+        typer.Option("--watch", help="Record this token's row over the run (repeatable) [a themed set]."),
+    ] = None,
+    checkpoint_every: Annotated[
+        float, typer.Option("--checkpoint-every", help="Seconds between checkpoints (and one per epoch).")
+    ] = 60.0,
+    evaluate: Annotated[
+        bool, typer.Option("--evaluate/--no-evaluate", help="Score the table on WordSim, SimLex, Google.")
+    ] = True,
+    as_json: JsonFlag = False,
+) -> None:
+    """Train an embedding table on CORPUS and write it, with checkpoints and metrics, to --out.
+
+    word2vec (sgns, cbow) learns word rows; lm trains a 2-layer causal transformer over BPE
+    pieces and keeps its token table. The folder holds vectors.safetensors (+ vocab with counts),
+    vectors.txt (word2vec text), update_counts.npy, snapshots of the --watch rows, metrics.json.
+    Query it with `embedlab neighbors DIR WORD`.
+    """
+    given = {"corpus": corpus, "method": method, "dim": dim, "window": window, "negative": negative,
+             "epochs": epochs, "min_count": min_count, "lr": lr, "seed": seed, "device": device,
+             "threads": threads, "vocab_size": vocab_size, "tied": False if untied else None}  # fmt: skip
+    config = RunConfig(**{k: v for k, v in given.items() if v is not None})
+    dist = Dist.from_env(config.device)
+    console = Console(stderr=True)
+    quiet = as_json or not dist.main
+    try:
+        with _progress(console, quiet) as progress:
+            task = progress.add_task(f"{config.method} on {config.corpus}", total=None, rate="", loss="")
+
+            def on_progress(p: run.Progress) -> None:
+                progress.update(task, completed=p.done, total=p.total, rate=f"{p.rate:,.0f} {p.unit}/s",
+                                loss="" if math.isnan(p.loss) else f"loss {p.loss:.3f}")  # fmt: skip
+
+            result = run.train(
+                config, out, resume=resume, given=given, watch=watch or (), checkpoint_every=checkpoint_every,
+                evaluate=evaluate, on_progress=on_progress, dist=dist,
+            )  # fmt: skip
+    finally:
+        dist.close()
+    if not dist.main:
+        return
+    if as_json:
+        typer.echo(json.dumps({"out": str(out), "status": result.status, "metrics": result.metrics}))
+    else:
+        _print_summary(result)
+
+
+def _print_summary(result: run.RunResult) -> None:
+    m = result.metrics
+    unit = "pieces" if m["method"] == "lm" else "words"
+    table = Table(title=f"{m['method']} on {m['corpus']}: {m['vocabulary']:,} rows × {m['dim']} -> {result.path}")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    table.add_row(f"{unit} trained", f"{m[unit]:,}")
+    table.add_row(f"{unit}/s", f"{m[f'{unit}_per_second']:,.0f}" if m[f"{unit}_per_second"] else "-")
+    table.add_row("seconds", f"{m['seconds']:.1f}")
+    if m.get("final_loss") is not None:
+        table.add_row("training loss", f"{m['final_loss']:.4f}")
+    for name in ("validation_loss", "perplexity", "parameters"):
+        if name in m:
+            table.add_row(name.replace("_", " "), f"{m[name]:,.4g}" if isinstance(m[name], float) else f"{m[name]:,}")
+    for name, label in (("wordsim353", "WordSim-353 ρ"), ("simlex999", "SimLex-999 ρ")):
+        r = (m.get("benchmarks") or {}).get(name)
+        if r:
+            table.add_row(label, f"{r['spearman']:.3f} ({r['pairs']} pairs, {r['oov_ratio']:.0f}% OOV)")
+    google = (m.get("benchmarks") or {}).get("google")
+    if google:
+        table.add_row("Google analogies", f"{google['accuracy']:.1%} of {google['total']['total']:,}")
+    Console().print(table)
+
+
+def _progress(console: Console, quiet: bool) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TextColumn("{task.fields[loss]}"),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=quiet or not console.is_terminal,  # bars only for a person at a terminal
+        transient=True,
+    )

@@ -1,0 +1,301 @@
+"""A training run people can trust: an output folder, checkpoints, resume, snapshots, metrics.
+
+    result = train(RunConfig(corpus="enwiki-sample"), "runs/wiki")          # `embedlab train`
+    result = train(RunConfig(corpus="enwiki-sample"), "runs/wiki", resume=True)
+    Vectors.load("runs/wiki")                                               # the trained table
+
+The folder, once a run finishes:
+
+    run.json               settings, corpus, status (running | stopped | finished)
+    vocab.json             word2vec: the words and their counts  (lm: tokenizer.json)
+    vectors.safetensors    the embedding table (V, D) float32, with vectors.vocab.json (keys, counts)
+    vectors.txt            the same table as word2vec text
+    update_counts.npy      (V,) int64: the gradient steps each row received
+    snapshots.safetensors  the watched tokens' rows over the run: "vectors" (S, W, D), "words" (S,)
+    metrics.json           speed, loss and the benchmarks (WordSim-353, SimLex-999, Google analogies)
+    checkpoint.pt          while running: the state `resume` continues from (removed at the end)
+
+A checkpoint is written atomically every `checkpoint_every` seconds and at each epoch's end. It
+holds the whole state and a cursor (epoch, steps done in it); a resumed run re-reads the corpus,
+skips the steps already done and goes on. With one thread and a seed, a resumed word2vec run ends
+bit for bit where an uninterrupted one does.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from safetensors.numpy import save as safetensors_bytes
+
+from embedlab import __version__
+from embedlab.corpora import open_corpus
+from embedlab.errors import InvalidValueError, MissingDataError
+from embedlab.files import atomic_write_text, atomic_writer
+from embedlab.train.checkpoint import load_checkpoint, save_checkpoint
+from embedlab.train.config import RunConfig
+from embedlab.train.distributed import Dist
+from embedlab.vectors.io import Table, write_table
+
+RUN_FILE, CHECKPOINT = "run.json", "checkpoint.pt"
+SNAPSHOTS = 100  # snapshots of the watched rows per run, besides the one before training
+# Shown when no --watch is given: themed sets whose clusters a 2-D map makes visible.
+DEFAULT_WATCH = ("king queen man woman boy girl father mother son daughter one two three four five "
+                 "monday tuesday friday january march france england paris london red blue green "
+                 "war army water fire").split()  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a run stands, given to on_progress after every step."""
+
+    epoch: int  # 0-based
+    epochs: int
+    done: int  # words (word2vec) or pieces (lm) trained so far
+    total: int  # planned for the whole run
+    unit: str  # "words" | "pieces"
+    loss: float  # this epoch's mean training loss so far (nan before any)
+    lr: float
+    seconds: float  # wall time of this process's part of the run
+    rate: float  # units per second in this process's part
+
+
+@dataclass
+class RunResult:
+    path: Path
+    status: str  # "finished" | "stopped"
+    metrics: dict = field(default_factory=dict)
+
+
+def train(
+    config: RunConfig,
+    out: str | Path,
+    *,
+    resume: bool = False,
+    given: dict | None = None,
+    watch: list[str] | tuple[str, ...] = (),
+    checkpoint_every: float = 60.0,
+    evaluate: bool = True,
+    on_progress: Callable[[Progress], None] | None = None,
+    on_snapshot: Callable[[list[str], np.ndarray, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    dist: Dist | None = None,
+) -> RunResult:
+    """Train `config` into the folder `out` (new, or `resume` its last checkpoint) -> RunResult.
+
+    given: with resume, the settings the caller named (None = not named); any that differ from
+    the folder's run is an error. should_stop: polled after each step; True ends the run early
+    with a checkpoint (status "stopped", resumable). on_snapshot(tokens, rows (W, D), done).
+    """
+    out, dist = Path(out), dist or Dist()
+    if checkpoint_every <= 0 or math.isnan(checkpoint_every):
+        raise InvalidValueError(f"checkpoint_every must be > 0 seconds; got {checkpoint_every}")
+    if resume:
+        config = _resumable(out, given if given is not None else config.to_dict())
+    else:
+        _check_new(out)
+        dist.barrier()  # every rank has looked before rank 0 writes
+    corpus = open_corpus(config.corpus)
+    job = _make_job(config, corpus, out, resume, dist)
+    watched = _watch_ids(job.keys, watch)  # the last check: nothing is written before it
+    cursor, snapshots = (0, 0), []
+    if resume:
+        arrays, meta = load_checkpoint(out / CHECKPOINT)
+        job.load_state_dict({k[4:]: v for k, v in arrays.items() if k.startswith("job.")}, meta["job"])
+        cursor = (meta["epoch"], meta["step"])
+        snapshots = list(zip(meta["snapshot_words"], arrays["snapshots"], strict=True))
+    elif dist.main:
+        out.mkdir(parents=True, exist_ok=True)
+        job.save_setup(out)
+        _write_run(out, config, corpus, "running")
+
+    def checkpoint(epoch: int, step: int) -> None:
+        arrays, meta = job.state_dict()
+        if dist.main:
+            stack = np.stack([rows for _, rows in snapshots]) if snapshots else np.zeros((0, len(watched), config.dim))
+            save_checkpoint(
+                out / CHECKPOINT,
+                {**{f"job.{k}": v for k, v in arrays.items()}, "snapshots": stack.astype(np.float32)},
+                {"epoch": epoch, "step": step, "job": meta, "snapshot_words": [w for w, _ in snapshots]},
+            )
+
+    def snapshot() -> None:
+        rows = job.rows(watched)
+        snapshots.append((job.done, rows))
+        if on_snapshot is not None:
+            on_snapshot([job.keys[i] for i in watched], rows, job.done)
+
+    if not snapshots:
+        snapshot()  # the rows before training: random
+    every = max(1, job.total // SNAPSHOTS)
+    start, last_save, stopped = time.perf_counter(), time.perf_counter(), False
+    done_at_start = job.done
+    epoch, step = cursor
+    while epoch < config.epochs and not stopped:
+        for _ in job.steps(epoch, step):
+            step += 1
+            if job.done // every > snapshots[-1][0] // every:
+                snapshot()
+            if on_progress is not None:
+                seconds = time.perf_counter() - start
+                rate = (job.done - done_at_start) / seconds if seconds > 0 else 0.0
+                on_progress(
+                    Progress(epoch, config.epochs, job.done, job.total, job.unit, job.loss, job.lr, seconds, rate)
+                )
+            if dist.world == 1 and time.perf_counter() - last_save >= checkpoint_every:
+                checkpoint(epoch, step)  # distributed runs save at epoch ends, where all ranks agree
+                last_save = time.perf_counter()
+            if should_stop is not None and should_stop():
+                stopped = True
+                break
+        if not stopped:
+            epoch, step = epoch + 1, 0
+        checkpoint(epoch, step)
+        last_save = time.perf_counter()
+    seconds = time.perf_counter() - start
+    if stopped:
+        if dist.main:
+            _write_run(out, config, corpus, "stopped")
+        job.close()
+        return RunResult(out, "stopped")
+    metrics = _finish(out, config, corpus, job, watched, snapshots, seconds, done_at_start, evaluate, dist)
+    job.close()
+    return RunResult(out, "finished", metrics)
+
+
+def _finish(out, config, corpus, job, watched, snapshots, seconds, done_at_start, evaluate, dist) -> dict:
+    """Write the table, its exports, update counts, snapshots and metrics; drop the checkpoint."""
+    counts = job.update_counts()  # a collective under torch.distributed: every rank calls it
+    if not dist.main:
+        return {}
+    table = Table(list(job.keys), np.ascontiguousarray(job.table(), dtype=np.float32), job.counts.tolist())
+    write_table(table, out / "vectors.safetensors", "safetensors")
+    write_table(table, out / "vectors.txt", "word2vec")
+    with atomic_writer(out / "update_counts.npy", "wb") as f:
+        np.save(f, counts)
+    with atomic_writer(out / "snapshots.safetensors", "wb") as f:
+        f.write(safetensors_bytes(
+            {"vectors": np.stack([r for _, r in snapshots]).astype(np.float32),
+             "words": np.array([w for w, _ in snapshots], dtype=np.int64),
+             "ids": np.asarray(watched, dtype=np.int64)},
+            metadata={"tokens": json.dumps([job.keys[i] for i in watched]), "unit": job.unit},
+        ))  # fmt: skip
+    trained = job.done - done_at_start
+    metrics = {
+        "method": config.method, "corpus": corpus.name, "vocabulary": len(job.keys), "dim": config.dim,
+        job.unit: job.done, "seconds": round(seconds, 3),  # this process's part when resumed
+        f"{job.unit}_per_second": round(trained / seconds, 1) if seconds > 0 else None,
+        "final_loss": job.loss, "processes": dist.world, **job.metrics(),
+    }  # fmt: skip
+    if evaluate:
+        metrics["benchmarks"] = _benchmarks(job)
+    metrics = _json_ready(metrics)
+    atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2, allow_nan=False) + "\n")
+    _write_run(out, config, corpus, "finished")
+    (out / CHECKPOINT).unlink(missing_ok=True)
+    return metrics
+
+
+def _benchmarks(job) -> dict:
+    """WordSim-353, SimLex-999 and Google analogies of the table (an lm evaluates its whole-word pieces)."""
+    from embedlab.vectors import Vectors
+    from embedlab.vectors.evaluate import evaluate_all
+
+    keys, rows = job.word_rows() if hasattr(job, "word_rows") else (job.keys, job.table())
+    results = evaluate_all(Vectors(keys, rows))
+    return {name: (r.to_dict() if r is not None else None) for name, r in results.items()}
+
+
+def _make_job(config: RunConfig, corpus, out: Path, resume: bool, dist: Dist):
+    lines = dist.shard(corpus) if dist.world > 1 else corpus
+    if config.family == "lm":
+        from embedlab.train.lm_job import LMJob
+
+        return LMJob.create(lines, config, out, resume, dist)
+    from embedlab.train.corpus import WordVocab, count_words
+    from embedlab.train.w2v_job import Word2VecJob
+
+    if resume:
+        vocab = WordVocab.from_dict(json.loads((out / Word2VecJob.setup_file).read_text(encoding="utf-8")))
+    else:
+        counter = dist.merge_counts(count_words(lines))
+        if not counter:
+            raise InvalidValueError(f"corpus {corpus.name} has no words")
+        vocab = WordVocab.from_counts(counter, config.min_count)
+        if len(vocab) == 0:
+            most = max(counter.values())
+            raise InvalidValueError(
+                f"min_count {config.min_count} leaves no vocabulary: the most frequent word of "
+                f"{corpus.name} occurs {most} times; lower --min-count"
+            )
+    return Word2VecJob(lines, vocab, config, dist)
+
+
+def _check_new(out: Path) -> None:
+    """A new run writes only into a missing or empty folder: nothing is ever overwritten."""
+    if out.exists() and not out.is_dir():
+        raise InvalidValueError(f"--out {out} is a file; give a folder")
+    if out.is_dir() and any(out.iterdir()):
+        if (out / RUN_FILE).is_file():
+            saved = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
+            c = saved.get("config", {})
+            raise InvalidValueError(
+                f"{out} already holds a run ({c.get('method')} on {c.get('corpus')}, {saved.get('status')}); "
+                "pass --resume to continue it or choose another --out"
+            )
+        raise InvalidValueError(f"{out} is not empty and holds no embedlab run; choose another --out")
+
+
+def _resumable(out: Path, given: dict) -> RunConfig:
+    """The folder's config, after checking `given` agrees with it and there is something to resume."""
+    run_file = out / RUN_FILE
+    if not run_file.is_file():
+        raise MissingDataError(f"nothing to resume: {out} holds no {RUN_FILE}")
+    saved = json.loads(run_file.read_text(encoding="utf-8"))
+    config = RunConfig.from_dict(saved["config"])
+    if saved.get("status") == "finished":
+        raise InvalidValueError(f"the run in {out} is already finished; choose another --out to train again")
+    different = config.differences(given)
+    if different:
+        raise InvalidValueError(f"{out} holds a different run: {', '.join(different)}")
+    if not (out / CHECKPOINT).is_file():
+        raise MissingDataError(f"nothing to resume: {out} has no {CHECKPOINT} yet (the run stopped before its first)")
+    return config
+
+
+def _write_run(out: Path, config: RunConfig, corpus, status: str) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    record = {"embedlab": __version__, "status": status, "config": config.to_dict(), "corpus_file": str(corpus.path)}
+    atomic_write_text(out / RUN_FILE, json.dumps(record, indent=2) + "\n")
+
+
+def _watch_ids(keys: list[str], watch) -> np.ndarray:
+    """Rows of the watched tokens: those asked for (unknown ones are an error), else DEFAULT_WATCH."""
+    index = {k: i for i, k in enumerate(keys)}
+    if watch:
+        missing = [w for w in watch if w not in index and f"Ġ{w}" not in index]
+        if missing:
+            listed = ", ".join(map(repr, missing))
+            raise InvalidValueError(f"--watch: {listed} not in the vocabulary of {len(keys)} tokens")
+        return np.array([index.get(w, index.get(f"Ġ{w}")) for w in watch], dtype=np.int64)
+    ids = [index.get(w, index.get(f"Ġ{w}")) for w in DEFAULT_WATCH]
+    ids = [i for i in ids if i is not None]
+    return np.array(ids if len(ids) >= 4 else range(min(20, len(keys))), dtype=np.int64)
+
+
+def _json_ready(value):
+    """Metrics as strict JSON: NumPy scalars as numbers, nan and inf as null."""
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
