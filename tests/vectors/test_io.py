@@ -174,7 +174,7 @@ def test_detection_of_folders_and_unknown_files(tmp_path, minilm_dir):
     with pytest.raises(FileFormatError, match=r"notes\.data: not a table format"):
         detect_format(tmp_path / "notes.data")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(InvalidValueError, match="neither config.json .* nor vectors.tsv"):
+    with pytest.raises(InvalidValueError, match="none of config.json .*, vectors.tsv .*, vectors.safetensors"):
         read_table(tmp_path / "empty")
     with pytest.raises(MissingDataError, match="no table at"):
         read_table(tmp_path / "absent.txt")
