@@ -2,7 +2,7 @@
 
     job = LMJob.create(corpus, RunConfig(corpus="enwiki-sample", method="lm"), out, resume=False)
     for _ in job.steps(epoch=0, skip=0): ...      # batches of windows in a seeded order per epoch
-    job.metrics()                                 # validation loss, perplexity, parameters
+    counts, metrics = job.gather()                # update counts; validation loss, perplexity, ...
 
 The corpus is read once: a byte-level BPE tokenizer is trained on it (or loaded on resume), then
 every line is encoded and its piece ids appended to a temporary file that training reads through
@@ -167,11 +167,6 @@ class LMJob:
                 rows.append(i)
         return keys, table[rows]
 
-    def update_counts(self) -> np.ndarray:
-        """(V,) int64 how often each row was looked up as an input (its sparse gradient's count).
-        Tied, every row also gets gradient through the output softmax at every step."""
-        return self.dist.sum(self.update_counts_local)
-
     def state_dict(self) -> tuple[dict[str, np.ndarray], dict]:
         arrays = {f"model.{k}": v for k, v in self.model.state_dict().items()}
         arrays["update_counts"] = self.dist.sum(self.update_counts_local)  # a collective: all ranks call it
@@ -187,11 +182,17 @@ class LMJob:
         self.epoch_loss, self.history = list(meta["epoch_loss"]), list(meta["history"])
         self.update_counts_local[:] = arrays["update_counts"] if self.dist.main else 0
 
-    def metrics(self) -> dict:
+    def gather(self) -> tuple[np.ndarray, dict]:
+        """-> (V,) int64 how often each row was looked up as an input (the count of its sparse
+        gradients; tied, every row also gets gradient through the output softmax at every step),
+        and the metrics: validation loss and perplexity, the unigram baseline, parameter counts.
+        A collective under torch.distributed: every rank calls it."""
+        counts = self.dist.sum(self.update_counts_local)
+        pieces = int(self.dist.sum(np.array([self.pieces_done]))[0])
         loss, perplexity = evaluate(self.model, self.valid)
         p = (self.counts + 1) / (self.counts + 1).sum()  # add-one unigram: the baseline context must beat
         unigram = -float(np.mean(np.log(p[self.valid[:, 1:].reshape(-1).numpy()])))
-        return {"validation_loss": loss, "perplexity": perplexity, "unigram_loss": unigram,
+        return counts, {"pieces": pieces, "validation_loss": loss, "perplexity": perplexity, "unigram_loss": unigram,
                 "parameters": self.model.parameter_count(), "tied": self.config.tied,
                 "embedding_parameters": self.model.token_table.numel(), "history": self.history}  # fmt: skip
 

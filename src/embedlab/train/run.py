@@ -170,7 +170,7 @@ def train(
 
 def _finish(out, config, corpus, job, watched, snapshots, seconds, done_at_start, evaluate, dist) -> dict:
     """Write the table, its exports, update counts, snapshots and metrics; drop the checkpoint."""
-    counts = job.update_counts()  # a collective under torch.distributed: every rank calls it
+    counts, job_metrics = job.gather()  # a collective under torch.distributed: every rank calls it
     if not dist.main:
         return {}
     table = Table(list(job.keys), np.ascontiguousarray(job.table(), dtype=np.float32), job.counts.tolist())
@@ -185,12 +185,12 @@ def _finish(out, config, corpus, job, watched, snapshots, seconds, done_at_start
              "ids": np.asarray(watched, dtype=np.int64)},
             metadata={"tokens": json.dumps([job.keys[i] for i in watched]), "unit": job.unit},
         ))  # fmt: skip
-    trained = job.done - done_at_start
+    trained = job_metrics.get(job.unit, job.done) - done_at_start  # exact over ranks
     metrics = {
         "method": config.method, "corpus": corpus.name, "vocabulary": len(job.keys), "dim": config.dim,
         job.unit: job.done, "seconds": round(seconds, 3),  # this process's part when resumed
         f"{job.unit}_per_second": round(trained / seconds, 1) if seconds > 0 else None,
-        "final_loss": job.loss, "processes": dist.world, **job.metrics(),
+        "final_loss": job.loss, "processes": dist.world, **job_metrics,
     }  # fmt: skip
     if evaluate:
         metrics["benchmarks"] = _benchmarks(job)

@@ -117,11 +117,6 @@ class Word2VecJob:
             return self.engine.w_in[torch.as_tensor(ids, device=self.device)].cpu().numpy()
         return self.state.w_in[ids].copy()
 
-    def update_counts(self) -> np.ndarray:
-        """(V,) int64 gradient steps each embedding row took, over all ranks and threads."""
-        self._sync()
-        return self.dist.sum(self.state.update_counts.sum(axis=0))
-
     def state_dict(self) -> tuple[dict[str, np.ndarray], dict]:
         self._sync()
         s = self.state
@@ -149,9 +144,14 @@ class Word2VecJob:
         if self.engine is not None:
             self.engine = _batched(s, self.tables, self.w2v, self.device)
 
-    def metrics(self) -> dict:
+    def gather(self) -> tuple[np.ndarray, dict]:
+        """-> (V,) int64 gradient steps each embedding row took, and the job's metrics, summed
+        over ranks and threads (a collective under torch.distributed: every rank calls it)."""
+        self._sync()
         s = self.state
-        return {"kept_words": s.kept_words * self.dist.world, "final_lr": self.lr}
+        counts = self.dist.sum(s.update_counts.sum(axis=0))
+        words, kept = self.dist.sum(np.array([s.words_done, s.kept_words], dtype=np.int64)).tolist()
+        return counts, {"words": words, "kept_words": kept, "final_lr": self.lr}
 
     def close(self) -> None:
         self.cache.close()
