@@ -34,29 +34,37 @@ def train(
     method: Annotated[
         str | None, typer.Option("--method", help=f"{' | '.join(METHODS)}: skip-gram, CBOW, or a small transformer LM.")
     ] = None,
-    dim: Annotated[int | None, typer.Option("--dim", help="Embedding width D [word2vec 100, lm 128].")] = None,
-    window: Annotated[int | None, typer.Option("--window", help="word2vec: words each side, at most [5].")] = None,
-    negative: Annotated[int | None, typer.Option("--negative", help="word2vec: noise words per true one [5].")] = None,
-    epochs: Annotated[int | None, typer.Option("--epochs", help="Passes over the corpus [word2vec 5, lm 1].")] = None,
+    dim: Annotated[int | None, typer.Option("--dim", help="Embedding width D (default: word2vec 100, lm 128).")] = None,
+    window: Annotated[
+        int | None, typer.Option("--window", help="word2vec: words each side, at most (default: 5).")
+    ] = None,
+    negative: Annotated[
+        int | None, typer.Option("--negative", help="word2vec: noise words per true one (default: 5).")
+    ] = None,
+    epochs: Annotated[
+        int | None, typer.Option("--epochs", help="Passes over the corpus (default: word2vec 5, lm 1).")
+    ] = None,
     min_count: Annotated[
-        int | None, typer.Option("--min-count", help="word2vec: drop words seen fewer times [5].")
+        int | None, typer.Option("--min-count", help="word2vec: drop words seen fewer times (default: 5).")
     ] = None,
     lr: Annotated[
-        float | None, typer.Option("--lr", help="Learning rate [word2vec 0.025 decaying to 0; lm AdamW 3e-3].")
+        float | None, typer.Option("--lr", help="Learning rate (default: word2vec 0.025 decaying to 0; lm AdamW 3e-3).")
     ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seeds the tables and every random draw [1].")] = None,
-    device: Annotated[str | None, typer.Option("--device", help="cpu | cuda [cpu].")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Seeds the tables and every random draw (default: 1).")
+    ] = None,
+    device: Annotated[str | None, typer.Option("--device", help="cpu | cuda (default: cpu).")] = None,
     threads: Annotated[
-        int | None, typer.Option("--threads", help="CPU threads [2]; word2vec with 1 is bit-reproducible.")
+        int | None, typer.Option("--threads", help="CPU threads (default: 2); word2vec with 1 is bit-reproducible.")
     ] = None,
-    vocab_size: Annotated[int | None, typer.Option("--vocab-size", help="lm: BPE pieces [4000].")] = None,
+    vocab_size: Annotated[int | None, typer.Option("--vocab-size", help="lm: BPE pieces (default: 4000).")] = None,
     untied: Annotated[
         bool, typer.Option("--untied", help="lm: a separate output table instead of the tied one.")
     ] = False,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out from its checkpoint.")] = False,
     watch: Annotated[
         list[str] | None,
-        typer.Option("--watch", help="Record this token's row over the run (repeatable) [a themed set]."),
+        typer.Option("--watch", help="Record this token's row over the run (repeatable) (default: a themed set)."),
     ] = None,
     checkpoint_every: Annotated[
         float, typer.Option("--checkpoint-every", help="Seconds between checkpoints (and one per epoch).")

@@ -29,7 +29,7 @@ def save_checkpoint(path: str | Path, arrays: dict[str, np.ndarray | torch.Tenso
     """Write `arrays` (NumPy or torch, any shape) and `meta` (JSON-like values) to `path` atomically."""
     tensors = {name: _tensor(a) for name, a in arrays.items()}
     with atomic_writer(path, "wb") as f:
-        torch.save({"format": FORMAT, "arrays": tensors, "meta": meta}, f)
+        torch.save({"format": FORMAT, "arrays": tensors, "meta": _plain(meta)}, f)
     return Path(path)
 
 
@@ -45,6 +45,19 @@ def load_checkpoint(path: str | Path) -> tuple[dict[str, np.ndarray], dict]:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise FileFormatError(f"{path}: not an embedlab checkpoint of format {FORMAT}")
     return {name: _array(t) for name, t in data["arrays"].items()}, data["meta"]
+
+
+def _plain(value):
+    """NumPy scalars in `value` as Python numbers: weights_only loading refuses NumPy objects."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        raise TypeError("checkpoint meta holds plain values; put arrays in `arrays`")
+    return value
 
 
 def _tensor(a: np.ndarray | torch.Tensor) -> torch.Tensor:

@@ -74,7 +74,7 @@ class RunConfig:
 
     @property
     def family(self) -> str:
-        """"word2vec" or "lm"."""
+        """ "word2vec" or "lm"."""
         return "lm" if self.method == "lm" else "word2vec"
 
     def to_dict(self) -> dict:

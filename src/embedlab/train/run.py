@@ -158,6 +158,8 @@ def train(
         checkpoint(epoch, step)
         last_save = time.perf_counter()
     seconds = time.perf_counter() - start
+    if not stopped and snapshots[-1][0] != job.done:
+        snapshot()  # the last step was short of a snapshot boundary: the final rows still end the series
     if stopped:
         if dist.main:
             _write_run(out, config, corpus, "stopped")
@@ -264,7 +266,10 @@ def _resumable(out: Path, given: dict) -> RunConfig:
     if different:
         raise InvalidValueError(f"{out} holds a different run: {', '.join(different)}")
     if not (out / CHECKPOINT).is_file():
-        raise MissingDataError(f"nothing to resume: {out} has no {CHECKPOINT} yet (the run stopped before its first)")
+        raise MissingDataError(
+            f"nothing to resume: the run in {out} stopped before its first checkpoint; "
+            "remove the folder or choose another --out to start again"
+        )
     return config
 
 

@@ -411,7 +411,7 @@ def train_chunk(state: TrainState, chunk: Chunk, tables: Tables, config: Word2Ve
     lr = _lr(config.alpha, config.min_alpha, state.words_done, state.words_total)
     state.words_done += len(chunk.ids)
     state.kept_words += int(kept)
-    state.loss_sum += loss_sum
+    state.loss_sum += float(loss_sum)  # a Python float: checkpoints hold plain values
     state.loss_terms += int(loss_terms)
     return lr
 
