@@ -24,8 +24,20 @@ $(VENV)/.test-installed: pyproject.toml | $(PY)
 	$(PIP) install -q -e '.[test]'
 	touch $@
 
+# The demo's training run: skip-gram on gensim's Wikipedia sample, 15 passes (~20 s on 2 cores).
+DEMO_RUN := runs/enwiki-sgns
+EMBEDLAB := $(VENV)/bin/embedlab
+
 demo: $(VENV)/.demo-installed
-	$(VENV)/bin/embedlab embed "the cat sat on the mat"
+	$(EMBEDLAB) embed "the cat sat on the mat"
+	@if [ -f $(DEMO_RUN)/metrics.json ]; then echo "$(DEMO_RUN) is trained already (remove it to train again)"; \
+	elif [ -f $(DEMO_RUN)/checkpoint.pt ]; then $(EMBEDLAB) train enwiki-sample --out $(DEMO_RUN) --resume; \
+	else rm -rf $(DEMO_RUN) && $(EMBEDLAB) train enwiki-sample --out $(DEMO_RUN) --epochs 15; fi
+	$(EMBEDLAB) evaluate $(DEMO_RUN)
+	$(EMBEDLAB) neighbors $(DEMO_RUN) january -k 5
+	$(EMBEDLAB) neighbors $(DEMO_RUN) two -k 5
+	$(EMBEDLAB) neighbors $(DEMO_RUN) france -k 5
+	$(EMBEDLAB) analogy $(DEMO_RUN) "father - man + woman" -k 3
 
 test: $(VENV)/.test-installed $(GCIDE)
 	$(PY) -m pytest
@@ -35,4 +47,4 @@ $(GCIDE):
 	$(SUDO) apt-get install -y -qq dict-gcide
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis runs
