@@ -1,7 +1,9 @@
-"""Shared fixtures: the real MiniLM model folder and its transformers oracle, a CLI runner."""
+"""Shared fixtures: the real MiniLM model folder and its transformers oracle, a CLI runner, and
+enwiki-sample as text files for training runs."""
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import pytest
@@ -61,3 +63,23 @@ def minilm_keyed(minilm_vectors):
     kv = KeyedVectors(minilm_vectors.vector_size)
     kv.add_vectors(minilm_vectors.index_to_key, minilm_vectors.vectors)
     return kv
+
+
+@pytest.fixture(scope="session")
+def wiki_text(tmp_path_factory):
+    """enwiki-sample's lines as a text file: the same words, so the same tables (tests/train/test_run.py
+    checks this), without parsing the XML dump again (~5 s) for every training run."""
+    from embedlab.corpora import open_corpus
+
+    path = tmp_path_factory.getbasetemp() / "enwiki-sample.txt"
+    path.write_text("".join(f"{line}\n" for line in open_corpus("enwiki-sample")), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def small_text(wiki_text, tmp_path_factory):
+    """The first 3,000 lines of enwiki-sample: ~100,000 words, ~3,500 of them in the vocabulary."""
+    path = tmp_path_factory.mktemp("small") / "wiki-3k.txt"
+    with open(wiki_text, encoding="utf-8") as f:
+        path.write_text("".join(itertools.islice(f, 3000)), encoding="utf-8")
+    return path

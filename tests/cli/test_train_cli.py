@@ -3,37 +3,14 @@ errors, and neighbours that real text must give for each word2vec method."""
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 
 import pytest
 
-from embedlab.corpora import open_corpus
 from embedlab.train.config import RunConfig
 from embedlab.train.run import train
 from embedlab.vectors import Vectors
-
-
-@pytest.fixture(scope="module")
-def wiki_text(tmp_path_factory):
-    """enwiki-sample's lines as a text file: the same words and tables (tests/train/test_run.py
-    checks this), without parsing the XML dump again (~5 s) for every run. Written once per session."""
-    path = tmp_path_factory.getbasetemp() / "enwiki-sample.txt"
-    if not path.is_file():
-        part = path.with_suffix(".part")
-        part.write_text("".join(f"{line}\n" for line in open_corpus("enwiki-sample")), encoding="utf-8")
-        part.rename(path)
-    return path
-
-
-@pytest.fixture(scope="module")
-def small_text(wiki_text, tmp_path_factory):
-    """The first 3,000 lines of enwiki-sample: ~100,000 words."""
-    path = tmp_path_factory.mktemp("small") / "wiki-3k.txt"
-    with open(wiki_text, encoding="utf-8") as f:
-        path.write_text("".join(itertools.islice(f, 3000)), encoding="utf-8")
-    return path
 
 
 def _neighbours(run_cli, folder: Path, word: str, k: int) -> list[str]:

@@ -41,27 +41,6 @@ MEMORY_SHARE = 1 / 4  # at most this share of the extra corpus bytes may show up
 
 
 @pytest.fixture(scope="module")
-def wiki_text(tmp_path_factory):
-    """enwiki-sample's lines as a text file: the same words and the same tables (see the kill -9
-    test), without parsing the XML dump again (~5 s) for every run. Written once per session."""
-    path = tmp_path_factory.getbasetemp() / "enwiki-sample.txt"
-    if not path.is_file():
-        part = path.with_suffix(".part")
-        part.write_text("".join(f"{line}\n" for line in open_corpus("enwiki-sample")), encoding="utf-8")
-        part.rename(path)
-    return path
-
-
-@pytest.fixture(scope="module")
-def small_text(wiki_text, tmp_path_factory):
-    """The first 3,000 lines of enwiki-sample: ~100,000 words, ~3,500 of them in the vocabulary."""
-    path = tmp_path_factory.mktemp("small") / "wiki-3k.txt"
-    with open(wiki_text, encoding="utf-8") as f:
-        path.write_text("".join(itertools.islice(f, 3000)), encoding="utf-8")
-    return path
-
-
-@pytest.fixture(scope="module")
 def reference(wiki_text, tmp_path_factory):
     """An uninterrupted, evaluated run -> (its RunResult, the on_progress reports, the on_snapshot calls)."""
     reports, snapshots = [], []
