@@ -93,7 +93,8 @@ def train(
             task = progress.add_task(f"{config.method} on {config.corpus}", total=None, rate="", loss="")
 
             def on_progress(p: run.Progress) -> None:
-                progress.update(task, completed=p.done, total=p.total, rate=f"{p.rate:,.0f} {p.unit}/s",
+                progress.update(task, completed=p.done, total=p.total,
+                                rate=f"epoch {p.epoch + 1}/{p.epochs}  {p.rate:,.0f} {p.unit}/s",
                                 loss="" if math.isnan(p.loss) else f"loss {p.loss:.3f}")  # fmt: skip
 
             result = run.train(
