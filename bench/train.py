@@ -23,13 +23,21 @@ side; within a seed the two sides run one after the other, their order swapped f
 so drift on a shared noisy machine hits both alike. With threads > 1 both train Hogwild, so
 neither is reproducible run to run.
 
+OpenMP: `import embedlab` sets OMP_WAIT_POLICY=PASSIVE unless it is set (see embedlab/__init__.py:
+spinning OpenMP threads starve the tokenizing thread on few or shared cores). The runtime reads it
+when torch loads, and this script imports torch first, so it sets the variable itself, first.
+
 Goals (issue 5): embedlab's words/s at least gensim's (ratio ours / gensim >= 1), and quality not
 below gensim's by more than 0.02 Spearman or 2 analogy points.
 """
 
 from __future__ import annotations
 
-import argparse
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads OpenMP, as `import embedlab` does
+
+import argparse  # noqa: E402  (the imports come after the environment)
 import dataclasses
 import json
 import logging
