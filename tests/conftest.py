@@ -10,6 +10,8 @@ import pytest
 
 # The built-in model ships inside an installed package; nothing may reach a hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# As `import embedlab` does, but before any test module imports torch (see embedlab/__init__.py).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from safetensors import safe_open
 from safetensors.numpy import load_file
 from scipy.stats import spearmanr
@@ -380,3 +381,11 @@ def test_a_corpus_without_words_is_refused(tmp_path):
     with pytest.raises(InvalidValueError, match="corpus punctuation.txt has no words"):
         train(RunConfig(corpus=str(corpus)), tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_a_cuda_run_trains_with_the_batched_engine(small_text, tmp_path):
+    result = train(RunConfig(corpus=str(small_text), dim=20, epochs=1, device="cuda"), tmp_path / "gpu", evaluate=False)
+    vectors = Vectors.load(result.path)
+    assert result.status == "finished" and np.isfinite(vectors.vectors).all()
+    assert np.load(result.path / "update_counts.npy").sum() > 0

@@ -15,29 +15,37 @@ order of the arithmetic. The numba engine steps pair by pair, each step seeing t
 tables; here a chunk becomes tensors of all its pairs (skip-gram) or windows (CBOW), cut into
 minibatches of `batch_pairs`, and every example of a minibatch is scored against the same tables.
 Its updates are summed into the rows with index_add_, so a row that comes up k times in a
-minibatch takes the sum of k steps, as Hogwild threads would apply them without seeing each other.
+minibatch takes the sum of k steps, as Hogwild threads would apply them without seeing each other;
+past `max_steps` such steps the sum is scaled down (row_share), which keeps large minibatches stable.
 
-Randomness: one torch.Generator on the device, seeded at each chunk from (config.seed,
-state.words_done). A state synced and saved after any chunk resumes with the very draws an
-unbroken run would make, so on the CPU a resumed run is bit-for-bit the unbroken one. CUDA sums
+Randomness: one torch.Generator on the device, seeded at each chunk from config.seed,
+state.words_done and state.rng_state (chunk_seed). A state synced and saved after any chunk resumes
+with the very draws an unbroken run would make, so on the CPU a resumed run is bit-for-bit the
+unbroken one. CUDA sums
 index_add_ with atomics in no fixed order, so there the last bits vary from run to run (as the
 numba engine's with threads > 1), and CPU and CUDA generators give different draws.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from embedlab.errors import InvalidValueError, check_int
+from embedlab.errors import InvalidValueError, check_float, check_int
 from embedlab.train.corpus import Chunk
 from embedlab.train.sgns import LOSS_EVERY, MAX_EXP, Tables, TrainState, Word2VecConfig, _lr
 
-# Examples (skip-gram pairs, CBOW windows) per step. Frequent words recur in a minibatch and take the
-# sum of their steps at once: measured on gcide, 4,096 keeps WordSim, SimLex and Google at the numba
-# engine's level, while each step still feeds a GPU thousands of rows (see tests/train/test_batched.py).
+# Examples (skip-gram pairs, CBOW windows) per step: thousands of rows for a GPU at once, few enough
+# that frequent words do not take oversized summed steps. On 2M words of gcide (dim 100, 5 epochs)
+# 1,024 and 4,096 score as the numba engine on WordSim, SimLex and Google; 16,384 collapses unless
+# MAX_STEPS caps the steps (then it scores within ~0.02 and 1 point of Google).
 BATCH_PAIRS = 4096
+# A row's summed step in one minibatch counts for at most this many steps (row_share). At 4,096 pairs
+# only the noise rows of the two or three most frequent words exceed it, and the scores do not move.
+MAX_STEPS = 256.0
 
 
 def context_windows(sentence: torch.Tensor, span: torch.Tensor, window: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -78,9 +86,25 @@ def noise_targets(true: torch.Tensor, noise: torch.Tensor) -> tuple[torch.Tensor
     return targets, valid
 
 
+def row_share(rows: torch.Tensor, weight: torch.Tensor, V: int, max_steps: float) -> torch.Tensor:
+    """rows (...) int64 of a minibatch's updates, weight (...) 1 for a real update and 0 for none
+    -> (...) factor min(1, max_steps / hits), hits the real updates of the same row.
+
+    A row named k > max_steps times takes its summed step times max_steps / k: no more than about
+    max_steps steps at once. (Sequential SGD would see each step move the row; a sum of thousands
+    taken at one point overshoots.)
+
+    >>> row_share(torch.tensor([2, 0, 2, 2]), torch.ones(4), 3, 1.5).tolist()
+    [0.5, 1.0, 0.5, 0.5]
+    """
+    hits = torch.zeros(V, dtype=weight.dtype, device=rows.device).index_add_(0, rows.reshape(-1), weight.reshape(-1))
+    return (max_steps / hits[rows]).clamp(max=1.0)
+
+
 def ns_step(
-    hidden: torch.Tensor, w_out: torch.Tensor, targets: torch.Tensor, valid: torch.Tensor, lr: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
+    hidden: torch.Tensor, w_out: torch.Tensor, targets: torch.Tensor, valid: torch.Tensor, lr: torch.Tensor,
+    max_steps: float = math.inf,
+) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
     """Negative sampling for a minibatch of hidden vectors; updates w_out (V, D) in place.
 
     hidden (B, D), targets (B, K+1) rows (column 0 the true word), valid (B, K+1) bool, lr (B,)
@@ -88,13 +112,15 @@ def ns_step(
     f = u·h (B, K+1) before the step. Per example L = -log σ(f_0) - Σ_k log σ(-f_k) over valid targets.
     """
     u = F.embedding(targets, w_out)  # (B, K+1, D) the old rows: both gradients are taken at one point
-    f = (u * hidden[:, None, :]).sum(2)  # (B, K+1); a batched matmul of 1-column matrices is slower on CPUs
+    f = (u * hidden[:, None, :]).sum(2)  # (B, K+1); CPUs run batched matmuls this thin far slower
     # as word2vec, |f| > MAX_EXP counts as saturated: σ is taken as 0 or 1, so a right answer takes no step
     sig = torch.sigmoid(f).masked_fill(f.abs() > MAX_EXP, 0.0) + (f > MAX_EXP)
     label = torch.zeros_like(f[:1])  # (1, K+1)
     label[0, 0] = 1.0
     g = (label - sig) * valid * lr[:, None]  # (B, K+1) = -lr ∂L/∂f
-    grad = torch.bmm(g[:, None, :], u).squeeze(1)  # (B, D)
+    grad = (g[:, :, None] * u).sum(1)  # (B, D)
+    if max_steps < math.inf:  # caps the output rows' own steps; the caller caps the input rows'
+        g = g * row_share(targets, valid.to(g.dtype), len(w_out), max_steps)
     w_out.index_add_(0, targets.reshape(-1), (g[:, :, None] * hidden[:, None, :]).reshape(-1, hidden.shape[1]))
     return grad, f
 
@@ -109,18 +135,20 @@ def ns_loss(scores: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
 
 def sgns_step(
     w_in: torch.Tensor, w_out: torch.Tensor, context: torch.Tensor, targets: torch.Tensor, valid: torch.Tensor,
-    lr: torch.Tensor,
+    lr: torch.Tensor, max_steps: float = math.inf,
 ) -> torch.Tensor:  # fmt: skip
     """Skip-gram on B pairs, in place: w_in[context] (B, D) predicts targets (B, K+1) -> (B, K+1)
-    scores before the step. Repeated rows take the sum of their steps."""
-    grad, scores = ns_step(F.embedding(context, w_in), w_out, targets, valid, lr)
+    scores before the step. Repeated rows take the sum of their steps (see row_share for max_steps)."""
+    grad, scores = ns_step(F.embedding(context, w_in), w_out, targets, valid, lr, max_steps)
+    if max_steps < math.inf:
+        grad = grad * row_share(context, torch.ones_like(lr), len(w_in), max_steps)[:, None]
     w_in.index_add_(0, context, grad)
     return scores
 
 
 def cbow_step(
     w_in: torch.Tensor, w_out: torch.Tensor, windows: torch.Tensor, window_mask: torch.Tensor,
-    targets: torch.Tensor, valid: torch.Tensor, lr: torch.Tensor, cbow_mean: bool,
+    targets: torch.Tensor, valid: torch.Tensor, lr: torch.Tensor, cbow_mean: bool, max_steps: float = math.inf,
 ) -> torch.Tensor:  # fmt: skip
     """CBOW on B windows, in place: the mean (cbow_mean) or sum of the rows windows (B, 2W) marked
     by window_mask (B, 2W) predicts targets (B, K+1) -> (B, K+1) scores before the step.
@@ -129,20 +157,25 @@ def cbow_step(
     true gradient of a mean), and a summed window's step is divided by its n rows."""
     weight = window_mask.to(w_in.dtype)  # (B, 2W)
     n = weight.sum(1, keepdim=True)  # (B, 1) context words, >= 1
-    hidden = torch.bmm(weight[:, None, :], F.embedding(windows, w_in)).squeeze(1)  # (B, D) sum of the rows
+    hidden = (weight[:, :, None] * F.embedding(windows, w_in)).sum(1)  # (B, D) sum of the rows
     if cbow_mean:
         hidden = hidden / n
-    grad, scores = ns_step(hidden, w_out, targets, valid, lr)
+    grad, scores = ns_step(hidden, w_out, targets, valid, lr, max_steps)
     if not cbow_mean:
         grad = grad / n
+    if max_steps < math.inf:
+        weight = weight * row_share(windows, weight, len(w_in), max_steps)
     # every slot is added, the empty ones as zeros: compacting the rows first would wait for the device
     w_in.index_add_(0, windows.reshape(-1), (weight[:, :, None] * grad[:, None, :]).reshape(-1, grad.shape[1]))
     return scores
 
 
-def chunk_seed(seed: int, words_done: int) -> int:
-    """The generator seed of the chunk starting at run position words_done: the same for a resume."""
-    return int(np.random.SeedSequence([seed, words_done]).generate_state(1, np.uint64)[0])
+def chunk_seed(state: TrainState, seed: int) -> int:
+    """The generator seed of the chunk that starts at state.words_done, from the config's seed and the
+    state's rng_state (which this engine never advances): a resumed state draws what an unbroken run
+    would, and distributed ranks, which reseed rng_state each their own way, draw apart."""
+    entropy = [seed, state.words_done, *(int(x) for x in state.rng_state)]
+    return int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0])
 
 
 class BatchedTrainer:
@@ -153,11 +186,13 @@ class BatchedTrainer:
     tables and counts back into it. state.rng_state is left alone (this engine draws from a
     torch.Generator, see the module docstring); update counts are added to update_counts[0], so
     the column sums, TrainStats.update_counts, stay the number of steps each input row took.
+    batch_pairs: examples per step (skip-gram pairs, CBOW windows); max_steps: see row_share
+    (math.inf: plain sums).
     """
 
     def __init__(
         self, state: TrainState, tables: Tables, config: Word2VecConfig, device: str | torch.device = "cpu",
-        batch_pairs: int = BATCH_PAIRS,
+        batch_pairs: int = BATCH_PAIRS, max_steps: float = MAX_STEPS,
     ):  # fmt: skip
         V, D = state.w_in.shape
         if len(tables.keep) != V or D != config.dim:
@@ -167,6 +202,7 @@ class BatchedTrainer:
             )
         self.state, self.config = state, config
         self.batch_pairs = check_int("batch_pairs", batch_pairs, low=1)
+        self.max_steps = max_steps if max_steps == math.inf else check_float("max_steps", max_steps, low=1.0)
         self.device = torch.device(device)
         put = {"device": self.device}
         self.w_in = torch.tensor(state.w_in, dtype=torch.float32, **put)  # (V, D)
@@ -181,22 +217,23 @@ class BatchedTrainer:
         config, state = self.config, self.state
         # the numba schedule's own Python body: calling the jitted _lr would compile it first (seconds)
         lr0 = _lr.py_func(config.alpha, config.min_alpha, state.words_done, state.words_total)
-        generator = torch.Generator(self.device).manual_seed(chunk_seed(config.seed, state.words_done))
+        generator = torch.Generator(self.device).manual_seed(chunk_seed(state, config.seed))
         words, windows, mask, lr = self._windows(chunk, generator)  # (M,), (M, 2W), (M, 2W), (M,)
+        w_in, w_out, cap = self.w_in, self.w_out, self.max_steps
         if config.method == "sgns":
             centre, slot = mask.nonzero(as_tuple=True)  # (P,) pairs, centre by centre: the numba kernel's order
             context = words[windows[centre, slot]]  # (P,) its input row predicts the centre word
             self.counts += torch.bincount(context, minlength=len(self.counts))  # one step per pair
 
             def step(batch, targets, valid, lr):
-                return sgns_step(self.w_in, self.w_out, context[batch], targets, valid, lr)
+                return sgns_step(w_in, w_out, context[batch], targets, valid, lr, cap)
         else:
             centre = mask.any(1).nonzero().squeeze(1)  # (C,) a one-word sentence has no context to predict from
             rows, slots = words[windows[centre]], mask[centre]  # (C, 2W) each
             self.counts += torch.bincount(rows[slots], minlength=len(self.counts))  # one step per context word
 
             def step(batch, targets, valid, lr):
-                return cbow_step(self.w_in, self.w_out, rows[batch], slots[batch], targets, valid, lr, config.cbow_mean)
+                return cbow_step(w_in, w_out, rows[batch], slots[batch], targets, valid, lr, config.cbow_mean, cap)
 
         loss_sum, loss_terms = self._minibatches(words[centre], lr[centre], step, generator).tolist()
         state.words_done += len(chunk.ids)

@@ -44,8 +44,10 @@ class Word2VecJob:
             self._reseed(0)
         self.state.words_total = config.epochs * _shard_total(vocab, dist)
         self.tables = vocab_tables(vocab, config.sample)
-        self.cache = ChunkCache(lines, vocab, self.w2v.batch_words * self.w2v.threads)
         self.device = torch.device(config.device)
+        # numba threads take batch_words each; a device is kept busy by chunks ten times larger
+        chunk_words = self.w2v.batch_words * (self.w2v.threads if self.device.type == "cpu" else 20)
+        self.cache = ChunkCache(lines, vocab, chunk_words)
         self.engine = None if self.device.type == "cpu" else _batched(self.state, self.tables, self.w2v, self.device)
         self.epoch_loss = (0.0, 0)  # loss sums at the start of the current epoch
         self._bases = None  # distributed: the tables as of the last round
