@@ -85,3 +85,18 @@ def small_text(wiki_text, tmp_path_factory):
     with open(wiki_text, encoding="utf-8") as f:
         path.write_text("".join(itertools.islice(f, 3000)), encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="session")
+def check_neighbours():
+    """What word2vec must learn from enwiki-sample, for any engine: check(vectors, method)."""
+
+    def check(vectors, method: str) -> None:
+        assert "february" in [k for k, _ in vectors.most_similar("january", topn=10)]
+        assert "three" in [k for k, _ in vectors.most_similar("two", topn=3)]
+        assert "she" in [k for k, _ in vectors.most_similar("he", topn=3)]
+        margin = 0.5 if method == "sgns" else 0.2  # CBOW's cosines sit closer together
+        assert vectors.similarity("january", "february") > vectors.similarity("january", "water") + margin
+        assert vectors.similarity("two", "three") > vectors.similarity("two", "river") + margin / 2
+
+    return check
