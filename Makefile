@@ -16,7 +16,7 @@ $(PY):
 
 $(VENV)/.demo-installed: pyproject.toml | $(PY)
 	$(PIP) install -q $(TORCH)
-	$(PIP) install -q -e '.[data]'
+	$(PIP) install -q -e '.[data,lab]'
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml | $(PY)

@@ -10,6 +10,7 @@
     embedlab evaluate minilm --json
     embedlab export minilm --format word2vec-bin --out minilm.bin
     embedlab train enwiki-sample --out runs/wiki
+    embedlab lab --vectors minilm --vectors runs/wiki
 
 Every expected error (an `EmbedlabError`, or a usage mistake such as an unknown option) is
 printed as one red line on stderr with exit status 2. Set EMBEDLAB_DEBUG=1 to see tracebacks.
@@ -24,7 +25,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from embedlab.cli import embed, size, tokenizer, train, vectors
+from embedlab.cli import embed, lab, size, tokenizer, train, vectors
 from embedlab.errors import EmbedlabError
 
 app = typer.Typer(
@@ -43,6 +44,7 @@ app.command("analogy")(vectors.analogy)
 app.command("evaluate")(vectors.evaluate)
 app.command("export")(vectors.export)
 app.command("train")(train.train)
+app.command("lab")(lab.lab)
 
 
 def main(argv: list[str] | None = None) -> None:

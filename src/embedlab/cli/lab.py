@@ -1,0 +1,39 @@
+"""`embedlab lab`: serve the lab, the web app whose simulations run on real tables.
+
+embedlab lab                                         # MiniLM's table, http://127.0.0.1:8000
+embedlab lab --vectors minilm --vectors runs/enwiki-sgns --port 8001
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from embedlab.errors import check_int
+
+
+def lab(
+    vectors: Annotated[
+        list[str] | None,
+        typer.Option("--vectors", help="A table to serve: minilm or a path (repeatable; default: minilm)."),
+    ] = None,
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind; other machines reach it only if you say so.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
+) -> None:
+    """Serve the lab: interactive simulations of embedding layers, computed on real tables.
+
+    Pages and the JSON API (documented at /docs) run on this machine; requests pick tables by
+    the names listed at /api/tables, never by path.
+    """
+    import uvicorn
+
+    from embedlab.lab import create_app
+
+    check_int("port", port, low=1, high=65535)
+    app = create_app(vectors or ["minilm"])
+    Console(stderr=True, highlight=False).print(f"embedlab lab on http://{host}:{port}  (Ctrl-C stops it)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,94 @@
+"""The lab's FastAPI app: the tables it was started with, JSON errors, static pages.
+
+    app = create_app(["minilm", "runs/enwiki-sgns"])   # tables named "minilm" and "enwiki-sgns"
+    uvicorn.run(app, host="127.0.0.1", port=8000)
+
+Requests name tables as the server lists them at /api/tables, never by path: the paths are fixed
+when the app is made. A caller's mistake is a 4xx JSON body {"error": "..."} naming the value and
+its limit; anything else is a 500 with a generic message (the traceback goes to the server log,
+never to the client).
+"""
+
+from __future__ import annotations
+
+import logging
+from importlib.resources import files
+from pathlib import Path
+
+import plotly
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from embedlab.data import MODELS
+from embedlab.errors import EmbedlabError, MissingDataError, UnknownNameError, unknown_name
+from embedlab.vectors import Vectors
+
+log = logging.getLogger("embedlab")
+
+STATIC = Path(str(files("embedlab.lab") / "static"))
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+
+
+class Lab:
+    """The tables a lab serves, by name; each is loaded on first use and kept."""
+
+    def __init__(self, tables: list[str] | tuple[str, ...] = ("minilm",)) -> None:
+        self.paths: dict[str, str] = {}
+        for source in tables:
+            name = source if source in MODELS else Path(source).name
+            if not (source in MODELS or Path(source).exists()):
+                raise MissingDataError(
+                    f"--vectors {source!r} is neither a built-in table ({', '.join(MODELS)}) nor a path"
+                )
+            self.paths[name] = source
+        self._loaded: dict[str, Vectors] = {}
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.paths)
+
+    def table(self, name: str) -> Vectors:
+        if name not in self.paths:
+            raise unknown_name("table", name, self.names)
+        if name not in self._loaded:
+            self._loaded[name] = Vectors.load(self.paths[name])
+        return self._loaded[name]
+
+
+def create_app(tables: list[str] | tuple[str, ...] = ("minilm",)) -> FastAPI:
+    """The lab app serving `tables` (built-in names or paths; each is served under its name)."""
+    from embedlab.lab.routes import geometry, size
+
+    app = FastAPI(title="embedlab lab", description="Simulations of embedding layers on real tables.")
+    app.state.lab = Lab(tables)
+    app.include_router(geometry.router)
+    app.include_router(size.router)
+
+    @app.exception_handler(EmbedlabError)
+    async def caller_error(request: Request, err: EmbedlabError) -> JSONResponse:
+        status = 404 if isinstance(err, (UnknownNameError, KeyError)) else 400
+        return JSONResponse({"error": str(err)}, status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, err: RequestValidationError) -> JSONResponse:
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()) if part not in ("query", "body"))
+        return JSONResponse({"error": f"{where}: {first.get('msg')}"}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, err: Exception) -> JSONResponse:
+        log.exception("lab request %s failed", request.url.path)
+        return JSONResponse({"error": "internal error (see the server log)"}, status_code=500)
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/static/vendor/plotly.min.js", include_in_schema=False)
+    def plotly_js() -> FileResponse:
+        return FileResponse(PLOTLY_JS, media_type="text/javascript")
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app

@@ -1,0 +1,78 @@
+"""The lab's JSON API through FastAPI's TestClient, on the real MiniLM table: every route, and
+bad input as 4xx JSON that names the limit."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from embedlab.errors import MissingDataError
+from embedlab.lab import create_app
+from embedlab.sizing import PRESETS, EmbeddingLayout, count
+
+
+@pytest.fixture(scope="module")
+def client():
+    return TestClient(create_app(["minilm"]), raise_server_exceptions=False)
+
+
+def test_index_nav_static_and_openapi(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "<nav" in page.text and 'href="#size"' in page.text
+    assert client.get("/static/js/main.js").status_code == 200
+    plotly = client.get("/static/vendor/plotly.min.js")
+    assert plotly.status_code == 200 and len(plotly.content) > 1_000_000  # the installed plotly.js
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/api/tables", "/api/geometry/neighbors", "/api/geometry/pair", "/api/size"} <= set(paths)
+
+
+def test_tables_are_listed_by_name(client):
+    assert client.get("/api/tables").json() == {"tables": ["minilm"]}
+
+
+def test_neighbors_and_analogy_are_the_librarys(client, minilm_vectors):
+    r = client.get("/api/geometry/neighbors", params={"table": "minilm", "word": "king", "k": 5}).json()
+    expected = minilm_vectors.most_similar("king", topn=5)
+    assert [n["key"] for n in r["neighbors"]] == list(expected.keys)
+    assert [n["score"] for n in r["neighbors"]] == pytest.approx(list(expected.scores))
+    r = client.get("/api/geometry/analogy", params={"table": "minilm", "expression": "king - man + woman"}).json()
+    assert r["neighbors"][0]["key"] == "queen" and r["inputs"] == ["king", "man", "woman"]
+
+
+def test_pair_takes_the_dot_product_apart(client, minilm_vectors):
+    r = client.get("/api/geometry/pair", params={"table": "minilm", "a": "cat", "b": "dog"}).json()
+    assert r["dot"] == pytest.approx(r["norm_a"] * r["norm_b"] * r["cosine"], rel=1e-6)
+    assert r["cosine"] == pytest.approx(minilm_vectors.similarity("cat", "dog"), rel=1e-5)
+    assert r["distance"] == pytest.approx(minilm_vectors.similarity("cat", "dog", metric="euclidean"), rel=1e-5)
+
+
+def test_size_is_embedlab_sizing(client):
+    r = client.get("/api/size", params={"vocab_size": 50257, "dim": 768, "max_len": 1024, "tied": False}).json()
+    layout = EmbeddingLayout(vocab_size=50257, dim=768, positions="learned", max_len=1024, tied=False)
+    assert r["total_params"] == count(layout).total_params == 2 * 50257 * 768 + 1024 * 768
+    presets = client.get("/api/size/presets").json()
+    assert set(presets) == set(PRESETS) and presets["bert-base"]["token_params"] == 30522 * 768
+
+
+@pytest.mark.parametrize(
+    "path, params, status, message",
+    [
+        ("/api/geometry/neighbors", {"table": "nope", "word": "king"}, 404, "unknown table 'nope'; known: minilm"),
+        ("/api/geometry/neighbors", {"table": "minilm", "word": "kign"}, 404, "unknown key 'kign'"),
+        ("/api/geometry/neighbors", {"table": "minilm", "word": "king", "k": 51}, 422, "k: "),
+        ("/api/geometry/neighbors", {"table": "minilm", "word": "x" * 201}, 422, "word: "),
+        ("/api/geometry/analogy", {"table": "minilm", "expression": "king -"}, 400, ""),
+        ("/api/size", {"vocab_size": 0}, 422, "vocab_size: "),
+        ("/api/size", {"dtype": "fp64"}, 422, "dtype: "),
+        ("/api/geometry/pair", {"table": "../../etc/passwd", "a": "a", "b": "b"}, 404, "unknown table"),
+    ],
+)
+def test_bad_input_is_a_json_4xx_naming_the_value(client, path, params, status, message):
+    r = client.get(path, params=params)
+    assert r.status_code == status, r.text
+    assert message in r.json()["error"] and "Traceback" not in r.text
+
+
+def test_unknown_vectors_at_start_are_refused():
+    with pytest.raises(MissingDataError, match="neither a built-in table"):
+        create_app(["no/such/table"])
