@@ -61,7 +61,7 @@ def test_size_is_embedlab_sizing(client):
         ("/api/geometry/neighbors", {"table": "minilm", "word": "kign"}, 404, "unknown key 'kign'"),
         ("/api/geometry/neighbors", {"table": "minilm", "word": "king", "k": 51}, 422, "k: "),
         ("/api/geometry/neighbors", {"table": "minilm", "word": "x" * 201}, 422, "word: "),
-        ("/api/geometry/analogy", {"table": "minilm", "expression": "king -"}, 400, ""),
+        ("/api/geometry/analogy", {"table": "minilm", "expression": "king -"}, 400, "cannot parse analogy 'king -'"),
         ("/api/size", {"vocab_size": 0}, 422, "vocab_size: "),
         ("/api/size", {"dtype": "fp64"}, 422, "dtype: "),
         ("/api/geometry/pair", {"table": "../../etc/passwd", "a": "a", "b": "b"}, 404, "unknown table"),

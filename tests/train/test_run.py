@@ -23,7 +23,7 @@ from safetensors.numpy import load_file
 from scipy.stats import spearmanr
 
 from embedlab.corpora import open_corpus
-from embedlab.errors import InvalidValueError, MissingDataError
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.train.checkpoint import load_checkpoint
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import WordVocab, words
@@ -389,3 +389,14 @@ def test_a_cuda_run_trains_with_the_batched_engine(small_text, tmp_path):
     vectors = Vectors.load(result.path)
     assert result.status == "finished" and np.isfinite(vectors.vectors).all()
     assert np.load(result.path / "update_counts.npy").sum() > 0
+
+
+def test_a_damaged_run_json_is_named_not_a_traceback(small_text, tmp_path):
+    out = tmp_path / "damaged"
+    out.mkdir()
+    (out / "run.json").write_text("{not json", encoding="utf-8")
+    config = RunConfig(corpus=str(small_text), dim=20, epochs=1)
+    for resume in (False, True):
+        with pytest.raises(FileFormatError, match=r"run\.json: not a readable embedlab run"):
+            train(config, out, resume=resume, evaluate=False)
+    assert (out / "run.json").read_text(encoding="utf-8") == "{not json"  # untouched

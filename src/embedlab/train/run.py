@@ -35,7 +35,7 @@ from safetensors.numpy import save as safetensors_bytes
 
 from embedlab import __version__
 from embedlab.corpora import open_corpus
-from embedlab.errors import InvalidValueError, MissingDataError
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.files import atomic_write_text, atomic_writer
 from embedlab.train.checkpoint import load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
@@ -102,7 +102,17 @@ def train(
         dist.barrier()  # every rank has looked before rank 0 writes
     corpus = open_corpus(config.corpus)
     job = _make_job(config, corpus, out, resume, dist)
-    watched = _watch_ids(job.keys, watch)  # the last check: nothing is written before it
+    try:
+        watched = _watch_ids(job.keys, watch)  # the last check: nothing is written before it
+        return _run(config, out, corpus, job, watched, resume, checkpoint_every, evaluate,
+                    on_progress, on_snapshot, should_stop, dist)  # fmt: skip
+    finally:
+        job.close()  # the corpus cache's temporary files, also on an error or Ctrl-C
+
+
+def _run(config, out, corpus, job, watched, resume, checkpoint_every, evaluate,
+         on_progress, on_snapshot, should_stop, dist) -> RunResult:  # fmt: skip
+    """The training loop of `train`, after its checks."""
     cursor, snapshots = (0, 0), []
     if resume:
         arrays, meta = load_checkpoint(out / CHECKPOINT)
@@ -163,10 +173,8 @@ def train(
     if stopped:
         if dist.main:
             _write_run(out, config, corpus, "stopped")
-        job.close()
         return RunResult(out, "stopped")
     metrics = _finish(out, config, corpus, job, watched, snapshots, seconds, done_at_start, evaluate, dist)
-    job.close()
     return RunResult(out, "finished", metrics)
 
 
@@ -244,7 +252,7 @@ def _check_new(out: Path) -> None:
         raise InvalidValueError(f"--out {out} is a file; give a folder")
     if out.is_dir() and any(out.iterdir()):
         if (out / RUN_FILE).is_file():
-            saved = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
+            saved = _read_run(out)
             c = saved.get("config", {})
             raise InvalidValueError(
                 f"{out} already holds a run ({c.get('method')} on {c.get('corpus')}, {saved.get('status')}); "
@@ -255,10 +263,9 @@ def _check_new(out: Path) -> None:
 
 def _resumable(out: Path, given: dict) -> RunConfig:
     """The folder's config, after checking `given` agrees with it and there is something to resume."""
-    run_file = out / RUN_FILE
-    if not run_file.is_file():
+    if not (out / RUN_FILE).is_file():
         raise MissingDataError(f"nothing to resume: {out} holds no {RUN_FILE}")
-    saved = json.loads(run_file.read_text(encoding="utf-8"))
+    saved = _read_run(out)
     config = RunConfig.from_dict(saved["config"])
     if saved.get("status") == "finished":
         raise InvalidValueError(f"the run in {out} is already finished; choose another --out to train again")
@@ -271,6 +278,16 @@ def _resumable(out: Path, given: dict) -> RunConfig:
             "remove the folder or choose another --out to start again"
         )
     return config
+
+
+def _read_run(out: Path) -> dict:
+    """The folder's run.json; a damaged one is an error naming it, not a traceback."""
+    try:
+        saved = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
+        RunConfig.from_dict(saved["config"])
+    except (ValueError, KeyError, TypeError) as err:
+        raise FileFormatError(f"{out / RUN_FILE}: not a readable embedlab run ({err})") from None
+    return saved
 
 
 def _write_run(out: Path, config: RunConfig, corpus, status: str) -> None:
