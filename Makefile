@@ -7,6 +7,7 @@ TORCH  := torch==2.13.0
 export HF_HUB_OFFLINE := 1
 # Debian packages the built-in data needs, installed when missing (root, or sudo otherwise).
 GCIDE  := /usr/share/dictd/gcide.dict.dz
+CHROMIUM := /usr/bin/chromium
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test clean
@@ -39,12 +40,17 @@ demo: $(VENV)/.demo-installed
 	$(EMBEDLAB) neighbors $(DEMO_RUN) france -k 5
 	$(EMBEDLAB) analogy $(DEMO_RUN) "father - man + woman" -k 3
 
-test: $(VENV)/.test-installed $(GCIDE)
+test: $(VENV)/.test-installed $(GCIDE) $(CHROMIUM)
 	$(PY) -m pytest
 
 $(GCIDE):
 	$(SUDO) apt-get update -qq
 	$(SUDO) apt-get install -y -qq dict-gcide
+
+# The lab's browser tests drive Debian's chromium through Playwright (which cannot download one here).
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) apt-get install -y -qq chromium
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis runs

@@ -4,16 +4,10 @@ bad input as 4xx JSON that names the limit."""
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
 
 from embedlab.errors import MissingDataError
 from embedlab.lab import create_app
 from embedlab.sizing import PRESETS, EmbeddingLayout, count
-
-
-@pytest.fixture(scope="module")
-def client():
-    return TestClient(create_app(["minilm"]), raise_server_exceptions=False)
 
 
 def test_index_nav_static_and_openapi(client):
@@ -27,7 +21,7 @@ def test_index_nav_static_and_openapi(client):
 
 
 def test_tables_are_listed_by_name(client):
-    assert client.get("/api/tables").json() == {"tables": ["minilm"]}
+    assert client.get("/api/tables").json() == {"tables": ["minilm", "wiki-run"]}
 
 
 def test_neighbors_and_analogy_are_the_librarys(client, minilm_vectors):
@@ -57,7 +51,7 @@ def test_size_is_embedlab_sizing(client):
 @pytest.mark.parametrize(
     "path, params, status, message",
     [
-        ("/api/geometry/neighbors", {"table": "nope", "word": "king"}, 404, "unknown table 'nope'; known: minilm"),
+        ("/api/geometry/neighbors", {"table": "nope", "word": "king"}, 404, "unknown table 'nope'; known: minilm, wiki-run"),
         ("/api/geometry/neighbors", {"table": "minilm", "word": "kign"}, 404, "unknown key 'kign'"),
         ("/api/geometry/neighbors", {"table": "minilm", "word": "king", "k": 51}, 422, "k: "),
         ("/api/geometry/neighbors", {"table": "minilm", "word": "x" * 201}, 422, "word: "),

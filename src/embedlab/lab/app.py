@@ -3,6 +3,10 @@
     app = create_app(["minilm", "runs/enwiki-sgns"])   # tables named "minilm" and "enwiki-sgns"
     uvicorn.run(app, host="127.0.0.1", port=8000)
 
+Simulations that build something once (the subword vocabularies, a live training run, MiniLM's
+layers) keep it as a service of the Lab: `lab.service("name", factory)` makes it on first use,
+once even under concurrent requests, and files they write go under `lab.cache_dir`.
+
 Requests name tables as the server lists them at /api/tables, never by path: the paths are fixed
 when the app is made. A caller's mistake is a 4xx JSON body {"error": "..."} naming the value and
 its limit; anything else is a 500 with a generic message (the traceback goes to the server log,
@@ -12,8 +16,12 @@ never to the client).
 from __future__ import annotations
 
 import logging
+import threading
+from contextlib import asynccontextmanager
+from collections.abc import Callable
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import plotly
 from fastapi import FastAPI, Request
@@ -21,7 +29,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from embedlab.data import MODELS
+from embedlab.data import MODELS, cache_dir
 from embedlab.errors import EmbedlabError, MissingDataError, UnknownNameError, unknown_name
 from embedlab.vectors import Vectors
 
@@ -32,9 +40,11 @@ PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 
 
 class Lab:
-    """The tables a lab serves, by name; each is loaded on first use and kept."""
+    """The tables a lab serves, by name, each loaded on first use and kept; and the simulations'
+    services (things built once: vocabularies, loaded layers, the training run)."""
 
-    def __init__(self, tables: list[str] | tuple[str, ...] = ("minilm",)) -> None:
+    def __init__(self, tables: list[str] | tuple[str, ...] = ("minilm",), cache: str | Path | None = None) -> None:
+        self.cache_dir = Path(cache) if cache is not None else cache_dir() / "lab"
         self.paths: dict[str, str] = {}
         for source in tables:
             name = source if source in MODELS else Path(source).name
@@ -43,7 +53,9 @@ class Lab:
                     f"--vectors {source!r} is neither a built-in table ({', '.join(MODELS)}) nor a path"
                 )
             self.paths[name] = source
-        self._loaded: dict[str, Vectors] = {}
+        self._services: dict[str, Any] = {}  # "table:NAME" -> Vectors, or a simulation's service
+        self._locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()  # guards _locks
 
     @property
     def names(self) -> list[str]:
@@ -52,19 +64,45 @@ class Lab:
     def table(self, name: str) -> Vectors:
         if name not in self.paths:
             raise unknown_name("table", name, self.names)
-        if name not in self._loaded:
-            self._loaded[name] = Vectors.load(self.paths[name])
-        return self._loaded[name]
+        return self.service(f"table:{name}", lambda: Vectors.load(self.paths[name]))
+
+    def service(self, name: str, factory: Callable[[], Any]) -> Any:
+        """The object registered as `name`, made by `factory()` the first time it is asked for.
+
+        One lock per name: a slow factory (training a vocabulary) holds up only the requests
+        that wait for the same thing.
+        """
+        with self._lock:
+            lock = self._locks.setdefault(name, threading.Lock())
+        with lock:
+            if name not in self._services:
+                self._services[name] = factory()
+            return self._services[name]
+
+    def close(self) -> None:
+        """Stop what the services run in the background (a service with a close() method)."""
+        for service in self._services.values():
+            if hasattr(service, "close"):
+                service.close()
 
 
-def create_app(tables: list[str] | tuple[str, ...] = ("minilm",)) -> FastAPI:
-    """The lab app serving `tables` (built-in names or paths; each is served under its name)."""
-    from embedlab.lab.routes import geometry, size
+def create_app(tables: list[str] | tuple[str, ...] = ("minilm",), cache: str | Path | None = None) -> FastAPI:
+    """The lab app serving `tables` (built-in names or paths; each is served under its name);
+    `cache` is the folder for what simulations build once (default: embedlab's cache folder)."""
+    from embedlab.lab.routes import ROUTERS
 
-    app = FastAPI(title="embedlab lab", description="Simulations of embedding layers on real tables.")
-    app.state.lab = Lab(tables)
-    app.include_router(geometry.router)
-    app.include_router(size.router)
+    lab = Lab(tables, cache)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        yield
+        lab.close()
+
+    app = FastAPI(title="embedlab lab", description="Simulations of embedding layers on real tables.",
+                  lifespan=lifespan)  # fmt: skip
+    app.state.lab = lab
+    for router in ROUTERS:
+        app.include_router(router)
 
     @app.exception_handler(EmbedlabError)
     async def caller_error(request: Request, err: EmbedlabError) -> JSONResponse:

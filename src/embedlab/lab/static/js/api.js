@@ -1,6 +1,17 @@
+// Helpers every simulation shares: JSON calls, element building, tables, plots.
+
 // GET a JSON endpoint; a 4xx/5xx body {"error": ...} becomes a thrown Error with that message.
 export async function get(path, params = {}) {
-  const response = await fetch(`${path}?${new URLSearchParams(params)}`);
+  return answer(await fetch(`${path}?${new URLSearchParams(params)}`));
+}
+
+// POST a JSON body to an endpoint; errors as for get().
+export async function post(path, body = {}) {
+  return answer(await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body) }));
+}
+
+async function answer(response) {
   const body = await response.json();
   if (!response.ok) throw new Error(body.error ?? response.statusText);
   return body;
@@ -14,8 +25,30 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// A labelled control for a .controls row.
+export const field = (label, input) => el("label", {}, label, input);
+
 export function table(headers, rows) {
   return el("table", { class: "result" },
     el("tr", {}, ...headers.map((h) => el("th", {}, h))),
     ...rows.map((row) => el("tr", {}, ...row.map((c) => el("td", {}, String(c))))));
+}
+
+// Run an async update; a failure replaces `out`'s content with the error message.
+export async function guard(out, work) {
+  try { await work(); } catch (err) { out.replaceChildren(el("p", { class: "error" }, err.message)); }
+}
+
+// Draw (or redraw) a plotly chart in `div` with the lab's look; `layout` adds to the defaults.
+export function plot(div, traces, layout = {}) {
+  return Plotly.react(div, traces, {
+    margin: { l: 50, r: 20, t: 30, b: 40 }, font: { family: "system-ui, sans-serif", size: 12 },
+    paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", ...layout,
+  }, { responsive: true, displaylogo: false });
+}
+
+// A bar chart of `values` (one bar each, labelled by `labels` or by index).
+export function bars(div, values, { labels, title = "", color = "#2f6fde", layout = {} } = {}) {
+  const x = labels ?? values.map((_, i) => i);
+  return plot(div, [{ type: "bar", x, y: values, marker: { color } }], { title: { text: title }, ...layout });
 }

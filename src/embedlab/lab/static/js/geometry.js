@@ -1,9 +1,8 @@
 // Geometry: neighbours and analogies on a served table; a pair's dot product taken apart.
-import { el, get, table } from "./api.js";
+import { el, field, get, guard, table } from "./api.js";
 
 export async function render(root) {
   const { tables } = await get("/api/tables");
-  const field = (label, input) => el("label", {}, label, input);
   const source = el("select", { id: "geo-table" }, ...tables.map((t) => el("option", {}, t)));
   const word = el("input", { id: "geo-word", value: "king" });
   const expression = el("input", { id: "geo-expr", value: "king - man + woman", size: 24 });
@@ -21,9 +20,6 @@ export async function render(root) {
     el("div", { class: "controls" }, field("analogy", expression)), answers,
     el("div", { class: "controls" }, field("a", a), field("b", b)), pair);
 
-  const guard = async (out, work) => {
-    try { await work(); } catch (err) { out.replaceChildren(el("p", { class: "error" }, err.message)); }
-  };
   const ranked = (r) => table(["#", "key", r.metric], r.neighbors.map((n, i) => [i + 1, n.key, n.score.toFixed(4)]));
   const update = () => Promise.all([
     guard(neighbours, async () => neighbours.replaceChildren(

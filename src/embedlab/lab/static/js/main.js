@@ -1,13 +1,17 @@
-// Shows the simulation named in the URL's hash; each lives in its own module with a render(root).
-const modules = { size: "./size.js", geometry: "./geometry.js" };
+// Shows the simulation named in the URL's hash; each lives in its own module exporting render(root).
+const names = [...document.querySelectorAll("#nav a")].map((a) => a.dataset.sim);
 
 async function show() {
-  const name = location.hash.slice(1) in modules ? location.hash.slice(1) : "size";
+  const name = names.includes(location.hash.slice(1)) ? location.hash.slice(1) : names[0];
   for (const a of document.querySelectorAll("#nav a")) a.classList.toggle("active", a.dataset.sim === name);
   const root = document.getElementById("sim");
   root.replaceChildren();
-  const sim = await import(modules[name]);
+  root.dataset.sim = name;
+  root.dataset.ready = "false";
+  const sim = await import(`./${name}.js`);
   await sim.render(root);
+  // subtle: a quick second hashchange can finish first; only the current one marks the page ready.
+  if (root.dataset.sim === name) root.dataset.ready = "true";
 }
 
 window.addEventListener("hashchange", show);

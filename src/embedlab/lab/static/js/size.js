@@ -1,9 +1,8 @@
 // Table size: V, d, dtype, tying and positions -> parameters and memory from embedlab.sizing.
-import { el, get, table } from "./api.js";
+import { el, field, get, guard, table } from "./api.js";
 
 export async function render(root) {
   const presets = await get("/api/size/presets");
-  const field = (label, input) => el("label", {}, label, input);
   const preset = el("select", { id: "size-preset" }, el("option", { value: "" }, "(custom)"),
     ...Object.keys(presets).map((name) => el("option", { value: name }, name)));
   const vocab = el("input", { id: "size-vocab", type: "number", min: 1, value: 30522 });
@@ -24,19 +23,15 @@ export async function render(root) {
       field("dtype", dtype), field("positions", positions), field("max length", maxLen), field("tied output", tied)),
     out);
 
-  async function update() {
-    try {
-      const r = await get("/api/size", { vocab_size: vocab.value, dim: dim.value, dtype: dtype.value,
-        positions: positions.value, max_len: maxLen.value, tied: tied.checked });
-      const rows = Object.entries(r.shares).filter(([, s]) => s > 0)
-        .map(([name, s]) => [name, r[`${name}_params`].toLocaleString(), `${(100 * s).toFixed(1)}%`]);
-      out.replaceChildren(table(["table", "parameters", "share"], rows),
-        el("p", { id: "size-total" }, `${r.total_params.toLocaleString()} parameters = ` +
-          `${r.bytes.toLocaleString()} bytes = ${r.mib.toFixed(2)} MiB in ${r.dtype}`));
-    } catch (err) {
-      out.replaceChildren(el("p", { class: "error" }, err.message));
-    }
-  }
+  const update = () => guard(out, async () => {
+    const r = await get("/api/size", { vocab_size: vocab.value, dim: dim.value, dtype: dtype.value,
+      positions: positions.value, max_len: maxLen.value, tied: tied.checked });
+    const rows = Object.entries(r.shares).filter(([, s]) => s > 0)
+      .map(([name, s]) => [name, r[`${name}_params`].toLocaleString(), `${(100 * s).toFixed(1)}%`]);
+    out.replaceChildren(table(["table", "parameters", "share"], rows),
+      el("p", { id: "size-total" }, `${r.total_params.toLocaleString()} parameters = ` +
+        `${r.bytes.toLocaleString()} bytes = ${r.mib.toFixed(2)} MiB in ${r.dtype}`));
+  });
   preset.addEventListener("change", () => {
     const p = presets[preset.value];
     if (!p || !p.vocab_size) return update();

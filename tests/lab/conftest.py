@@ -1,0 +1,119 @@
+"""The lab's fixtures: a small real training run to serve beside MiniLM, a TestClient on them, and
+a real `embedlab lab` process driven by Debian's chromium through Playwright.
+
+    def test_x(client): client.get("/api/tables")                  # the app in-process
+    def test_y(open_sim): page = open_sim("lookup")                 # a browser page, simulation shown
+
+`open_sim` fails a test whose page logged a console error or threw, whatever the test asserted.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def lab_run(small_text, tmp_path_factory):
+    """A word2vec run folder (sgns, dim 32, 2 epochs on 3,000 lines of enwiki-sample), served as "wiki-run"."""
+    from embedlab.train import RunConfig, train
+
+    out = tmp_path_factory.mktemp("lab") / "wiki-run"
+    train(RunConfig(corpus=str(small_text), method="sgns", dim=32, epochs=2, threads=1), out, evaluate=False)
+    return out
+
+
+@pytest.fixture(scope="session")
+def lab_cache(tmp_path_factory):
+    """The lab's cache folder for the session (subword vocabularies, live runs): one per test run."""
+    return tmp_path_factory.mktemp("lab-cache")
+
+
+@pytest.fixture(scope="session")
+def client(lab_run, lab_cache):
+    """The app in-process on tables "minilm" and "wiki-run"; server errors come back as 500s."""
+    from fastapi.testclient import TestClient
+
+    from embedlab.lab import create_app
+
+    with TestClient(create_app(["minilm", str(lab_run)], cache=lab_cache), raise_server_exceptions=False) as c:
+        yield c
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until_serving(url: str, server: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/api/tables", timeout=2):
+                return
+        except OSError:
+            if server.poll() is not None:
+                raise RuntimeError(f"the lab exited: {server.stderr.read()}") from None
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the lab did not answer within {seconds} s") from None
+            time.sleep(0.2)
+
+
+@pytest.fixture(scope="session")
+def lab_url(lab_run, lab_cache):
+    """A real `embedlab lab` process serving minilm and the small run; its base URL."""
+    port = free_port()
+    command = [str(Path(sys.executable).parent / "embedlab"), "lab", "--vectors", "minilm",
+               "--vectors", str(lab_run), "--port", str(port)]  # fmt: skip
+    env = {**os.environ, "EMBEDLAB_CACHE": str(lab_cache)}
+    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_serving(url, server)
+        yield url
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def open_sim(browser, lab_url):
+    """open_sim(name) -> a Playwright page showing simulation `name`, rendered (#sim[data-ready=true])."""
+    pages, errors = [], []
+
+    def open_(name: str, timeout_ms: float = 120_000):
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        pages.append(page)
+        page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        page.set_default_timeout(timeout_ms)
+        page.goto(f"{lab_url}/#{name}")
+        page.wait_for_selector(f'#sim[data-sim="{name}"][data-ready="true"]')
+        return page
+
+    yield open_
+    for page in pages:
+        page.close()
+    assert not errors, errors

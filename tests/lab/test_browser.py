@@ -1,0 +1,29 @@
+"""The lab in Debian's chromium against a real `embedlab lab` process: the page lists every
+simulation, and each loads without console errors and answers one interaction."""
+
+from __future__ import annotations
+
+SIMULATIONS = ["lookup", "size", "recipe", "patches", "tying", "scale", "training", "subwords", "geometry",
+               "gradients", "attention"]  # fmt: skip
+
+
+def test_the_nav_lists_every_simulation(open_sim):
+    page = open_sim("size")
+    assert [a.get_attribute("data-sim") for a in page.query_selector_all("nav a")] == SIMULATIONS
+
+
+def test_size_follows_its_controls(open_sim):
+    page = open_sim("size")
+    before = page.inner_text("#size-total")
+    page.select_option("#size-preset", "gpt2")
+    page.wait_for_function("t => document.querySelector('#size-total').innerText !== t", arg=before)
+    assert f"{50257 * 768 + 1024 * 768:,} parameters" in page.inner_text("#size-total")  # tied tokens + positions
+
+
+def test_geometry_answers_a_new_word(open_sim):
+    page = open_sim("geometry")
+    page.wait_for_selector("#geo-neighbors table")
+    assert "queen" in page.inner_text("#geo-neighbors")
+    page.fill("#geo-word", "paris")
+    page.dispatch_event("#geo-word", "change")
+    page.wait_for_function("() => document.querySelector('#geo-neighbors').innerText.includes('france')")
