@@ -39,6 +39,8 @@ demo: $(VENV)/.demo-installed
 	$(EMBEDLAB) neighbors $(DEMO_RUN) two -k 5
 	$(EMBEDLAB) neighbors $(DEMO_RUN) france -k 5
 	$(EMBEDLAB) analogy $(DEMO_RUN) "father - man + woman" -k 3
+	@echo "Serving the lab on MiniLM and $(DEMO_RUN): open http://127.0.0.1:8000 (Ctrl-C stops it)"
+	$(EMBEDLAB) lab --vectors minilm --vectors $(DEMO_RUN)
 
 test: $(VENV)/.test-installed $(GCIDE) $(CHROMIUM)
 	$(PY) -m pytest

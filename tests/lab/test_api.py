@@ -51,7 +51,7 @@ def test_size_is_embedlab_sizing(client):
 @pytest.mark.parametrize(
     "path, params, status, message",
     [
-        ("/api/geometry/neighbors", {"table": "nope", "word": "king"}, 404, "unknown table 'nope'; known: minilm, wiki-run"),
+        ("/api/geometry/neighbors", {"table": "nope", "word": "king"}, 404, "unknown table 'nope'; known: minilm"),
         ("/api/geometry/neighbors", {"table": "minilm", "word": "kign"}, 404, "unknown key 'kign'"),
         ("/api/geometry/neighbors", {"table": "minilm", "word": "king", "k": 51}, 422, "k: "),
         ("/api/geometry/neighbors", {"table": "minilm", "word": "x" * 201}, 422, "word: "),
