@@ -27,3 +27,16 @@ def test_geometry_answers_a_new_word(open_sim):
     page.fill("#geo-word", "paris")
     page.dispatch_event("#geo-word", "change")
     page.wait_for_function("() => document.querySelector('#geo-neighbors').innerText.includes('france')")
+
+
+def test_the_api_page_works_offline(browser, lab_url):
+    # Swagger UI's assets come from the swagger-ui-bundle package: the page renders with no network.
+    page = browser.new_page()
+    errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{lab_url}/docs")
+    page.wait_for_selector(".opblock", timeout=30_000)  # one block per documented route
+    shown = page.inner_text("body").replace("\u200b", "")  # Swagger UI breaks paths with zero-width spaces
+    page.close()
+    assert "/api/geometry/neighbors" in shown and "/api/size/presets" in shown
+    assert not errors, errors

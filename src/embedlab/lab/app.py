@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from contextlib import asynccontextmanager
 from collections.abc import Callable
+from contextlib import asynccontextmanager
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 
 from embedlab.data import MODELS, cache_dir
 from embedlab.errors import EmbedlabError, MissingDataError, UnknownNameError, unknown_name
@@ -98,8 +99,9 @@ def create_app(tables: list[str] | tuple[str, ...] = ("minilm",), cache: str | P
         yield
         lab.close()
 
-    app = FastAPI(title="embedlab lab", description="Simulations of embedding layers on real tables.",
-                  lifespan=lifespan)  # fmt: skip
+    # /docs and /redoc take Swagger UI and ReDoc from the fastapi-offline package, not a CDN.
+    app = FastAPIOffline(title="embedlab lab", description="Simulations of embedding layers on real tables.",
+                         lifespan=lifespan, static_url="/static/vendor/docs")  # fmt: skip
     app.state.lab = lab
     for router in ROUTERS:
         app.include_router(router)
