@@ -8,13 +8,16 @@ import torch.nn.functional as F
 from torch import nn
 
 from embedlab.errors import InvalidValueError
-from embedlab.layers.head import LMHead
+from embedlab.layers.head import LMHead, count_parameters, embedding_parameters, tied_and_untied
 from embedlab.layers.token import TokenEmbedding
+from embedlab.sizing import EmbeddingLayout, count
 
 # The lesson's logits are exact two-decimal sums; float32 rounding of 3 products is ~1e-8.
 LESSON_ATOL = 1e-6
 # The same float32 sums taken along two autograd graphs (tied vs an untied copy).
 GRAD_ATOL = 1e-6
+# 24-term float32 dot products of N(0, 1) numbers, summed in another order by the matmul.
+LOGIT_ATOL = 1e-5
 # std of 1000·64 draws from N(0, 0.02²) has a standard error of ~6e-5.
 INIT_STD_TOL = 1e-3
 
@@ -161,3 +164,53 @@ def test_hidden_width_mismatch_names_both():
         head(torch.zeros(2, 5))
     with pytest.raises(InvalidValueError, match="tensor"):
         head([0.6, 0.1, 0.3])
+
+
+# ---- counting, seeded untied heads, the tied/untied pair -----------------------------------------
+
+
+@pytest.mark.parametrize("tied", [True, False])
+@pytest.mark.parametrize("vocab_size, dim", [(30522, 384), (12, 384), (50257, 768)])
+def test_embedding_parameters_match_torch_modules(vocab_size, dim, tied):
+    # Oracle: torch's own nn.Embedding and nn.Linear, tied by assignment as the lesson does.
+    embed = nn.Embedding(vocab_size, dim, device="meta")
+    linear = nn.Linear(dim, vocab_size, bias=False, device="meta")
+    if tied:
+        linear.weight = embed.weight
+    expected = sum(p.numel() for p in nn.ModuleList([embed, linear]).parameters())
+    assert embedding_parameters(vocab_size, dim, tied=tied) == expected
+    report = count(EmbeddingLayout(vocab_size=vocab_size, dim=dim, tied=tied))
+    assert expected == report.token_params + report.output_params
+
+
+def test_count_parameters_counts_a_shared_table_once():
+    token = TokenEmbedding(7, 3)
+    assert count_parameters(token, LMHead(3, 7, tied_to=token)) == 7 * 3
+    assert count_parameters(token, LMHead(3, 7)) == 2 * 7 * 3
+    assert count_parameters(token, LMHead(3, 7, tied_to=token, bias=True)) == 7 * 3 + 7
+
+
+def test_generator_makes_the_untied_table_reproducible():
+    state = torch.get_rng_state()
+    a = LMHead(16, 40, generator=torch.Generator().manual_seed(5))
+    b = LMHead(16, 40, generator=torch.Generator().manual_seed(5))
+    assert torch.equal(torch.get_rng_state(), state)  # the global generator was not used
+    assert torch.equal(a.weight, b.weight)
+    expected = torch.empty(40, 16).normal_(0.0, 0.02, generator=torch.Generator().manual_seed(5))
+    assert torch.equal(a.weight.detach(), expected)
+
+
+def test_tied_and_untied_logits():
+    torch.manual_seed(0)
+    table = torch.randn(12, 24)
+    h = torch.randn(24)
+    tied, untied = tied_and_untied(table, seed=2)
+    assert tied.tied and not untied.tied
+    with torch.no_grad():
+        torch.testing.assert_close(tied(h), table @ h, atol=LOGIT_ATOL, rtol=0)  # logits = h·E[i]
+        own = torch.empty(12, 24).normal_(0.0, 0.02, generator=torch.Generator().manual_seed(2))
+        torch.testing.assert_close(untied(h), own @ h, atol=LOGIT_ATOL, rtol=0)
+        assert not torch.allclose(untied(h), tied(h), atol=0.1)
+    torch.testing.assert_close(tied.weight.detach(), table, atol=0, rtol=0)  # the rows, copied in
+    with pytest.raises(InvalidValueError, match="2-D"):
+        tied_and_untied(torch.zeros(5))

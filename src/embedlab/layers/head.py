@@ -6,6 +6,10 @@ the gradients of both uses summed into one `.grad`. Worked example (V = 4, D = 3
 E = [[0.5, 0.3, -0.1], [0.8, -0.2, 0.4], [0.1, 0.9, 0.3], [-0.3, 0.5, 0.6]] and
 h = [0.6, 0.1, 0.3], the logits are the four dot products h·E[i] = [0.30, 0.58, 0.24, 0.05],
 so token 1 scores highest.
+
+`count_parameters` counts modules with a shared table once; `embedding_parameters` gives the
+table-plus-head total of a layout (V·D tied, 2·V·D untied); `tied_and_untied` puts both heads
+over one small table, for comparing their logits.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from embedlab.errors import InvalidValueError, check_int, describe
+from embedlab.layers.token import TokenEmbedding
 
 
 class LMHead(nn.Module):
@@ -27,6 +32,8 @@ class LMHead(nn.Module):
             the head then reads that table instead of owning one. None: a table of its own,
             initialised N(0, 0.02²).
         bias: add a learned (V,) bias, zero at init (BERT's MLM head has one; GPT-2's has not).
+        generator: draws the untied table from this torch.Generator instead of the global
+            random state (the same head for the same seed, whatever else runs).
 
     Example:
         >>> from embedlab.layers.token import TokenEmbedding
@@ -44,6 +51,7 @@ class LMHead(nn.Module):
         bias: bool = False,
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
+        generator: torch.Generator | None = None,
     ) -> None:
         super().__init__()
         self.dim = check_int("dim", dim, low=1)
@@ -54,7 +62,7 @@ class LMHead(nn.Module):
             self.weight = tied_to.weight  # THE TIE: the same Parameter object as the token table
         else:
             self.weight = nn.Parameter(torch.empty(vocab_size, dim, device=device, dtype=dtype))
-            nn.init.normal_(self.weight, mean=0.0, std=0.02)
+            nn.init.normal_(self.weight, mean=0.0, std=0.02, generator=generator)
         w = self.weight
         self.bias = (
             nn.Parameter(torch.zeros(vocab_size, device=w.device, dtype=w.dtype)) if bias else None
@@ -77,6 +85,44 @@ class LMHead(nn.Module):
 
     def extra_repr(self) -> str:
         return f"{self.dim}, {self.vocab_size}, tied={self.tied}, bias={self.bias is not None}"
+
+
+def count_parameters(*modules: nn.Module) -> int:
+    """Numbers the modules learn, a Parameter shared between them counted once.
+
+    >>> token = TokenEmbedding(10, 4)
+    >>> count_parameters(token, LMHead(4, 10, tied_to=token)), count_parameters(token, LMHead(4, 10))
+    (40, 80)
+    """
+    unique = {id(p): p for module in modules for p in module.parameters()}
+    return sum(p.numel() for p in unique.values())
+
+
+def embedding_parameters(vocab_size: int, dim: int, tied: bool) -> int:
+    """Parameters of a (V, D) token table and the head that reads hidden states back onto it:
+    V·D when tied, 2·V·D when the head has its own table. Counted on modules built on the meta
+    device, so a 256,000-row table costs no memory.
+
+    >>> embedding_parameters(32_000, 4096, tied=True), embedding_parameters(32_000, 4096, tied=False)
+    (131072000, 262144000)
+    """
+    token = TokenEmbedding(vocab_size, dim, device="meta")
+    return count_parameters(token, LMHead(dim, vocab_size, tied_to=token if tied else None, device="meta"))
+
+
+def tied_and_untied(table: torch.Tensor, seed: int = 0) -> tuple[LMHead, LMHead]:
+    """A (V, D) token table -> (tied head, untied head) over the same V tokens.
+
+    The tied head reads a TokenEmbedding holding `table`, so its logits are h·table[i]; the
+    untied one owns a fresh N(0, 0.02²) table drawn from `seed`, as an untrained model's would be.
+    """
+    if not isinstance(table, torch.Tensor) or table.dim() != 2:
+        raise InvalidValueError(f"table must be a 2-D tensor (V, D); got {describe(table)}")
+    V, D = table.shape
+    token = TokenEmbedding.from_pretrained(table)
+    generator = torch.Generator().manual_seed(check_int("seed", seed, low=0))
+    untied = LMHead(D, V, dtype=table.dtype, generator=generator)
+    return LMHead(D, V, tied_to=token), untied
 
 
 def _check_tie_target(module: nn.Module, vocab_size: int, dim: int) -> None:

@@ -1,0 +1,169 @@
+"""Photographs as patch sequences: the built-in sample images and what a PatchEmbedding sees.
+
+scikit-learn ships two RGB photographs inside its package (china.jpg, a temple, and flower.jpg,
+both 427×640). `sample_image` centre-crops one to a square and resizes it to H = W = `size`;
+`image_tensor` turns the pixels into the (1, C, H, W) input a patch embedding takes, scaled to
+[0, 1]. `tiling` gives the sizes a patch side P implies (224 px with P = 16: 14×14 = 196 patches,
+196² = 38,416 attention scores, 768 pixels per patch) and `cut_patch` returns one patch's pixels
+next to its projected embedding.
+
+    pixels = sample_image("china", 224)                    # (224, 224, 3) uint8
+    embed = seeded_patch_embedding(224, 16, dim=192)       # the same weights on every call
+    patch = cut_patch(image_tensor(pixels), embed, row=3, col=5)
+    patch.pixels.shape, patch.embedding.shape              # (768,), (192,)
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib.util import find_spec
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from embedlab.errors import InvalidValueError, MissingDataError, check_int, describe, unknown_name
+from embedlab.layers.patch import PatchEmbedding, patch_grid, patchify
+from embedlab.sizing import EmbeddingLayout, count
+
+SAMPLE_IMAGES = ("china", "flower")  # scikit-learn's sklearn/datasets/images/<name>.jpg
+MIN_SIZE, MAX_SIZE = 32, 448  # image side in pixels: big enough for one 32-px patch, 2× ViT's 224
+CHANNELS = 3  # RGB
+
+
+def sample_image(name: str = "china", size: int = 224) -> np.ndarray:
+    """A built-in photograph -> (H, W, 3) uint8 with H = W = `size`, read-only.
+
+    The largest centred square is cut out (427×427 of 427×640), then resized with Pillow's
+    Lanczos filter; at size 427 the pixels are the file's own. Results are cached.
+
+    >>> sample_image("flower", 64).shape
+    (64, 64, 3)
+    """
+    if name not in SAMPLE_IMAGES:
+        raise unknown_name("image", name, SAMPLE_IMAGES)
+    size = check_int("image size", size, low=MIN_SIZE, high=MAX_SIZE)
+    return _load(name, size)
+
+
+@lru_cache(maxsize=32)
+def _load(name: str, size: int) -> np.ndarray:
+    from PIL import Image  # Pillow is an optional dependency (the lab extra)
+
+    with _photo_path(name).open("rb") as f:
+        image = Image.open(f).convert("RGB")
+        w, h = image.size
+        side = min(w, h)
+        left, top = (w - side) // 2, (h - side) // 2
+        square = image.crop((left, top, left + side, top + side))
+        pixels = np.asarray(square.resize((size, size), Image.Resampling.LANCZOS))
+    pixels.setflags(write=False)  # one cached array is handed to every caller
+    return pixels
+
+
+def _photo_path(name: str) -> Path:
+    # find_spec locates the package without importing it (importing scikit-learn takes ~1 s).
+    spec = find_spec("sklearn")
+    path = Path(spec.submodule_search_locations[0]) / "datasets" / "images" / f"{name}.jpg" if spec else None
+    if path is None or not path.is_file():
+        raise MissingDataError(f"the sample image {name}.jpg comes with scikit-learn: pip install scikit-learn")
+    return path
+
+
+def image_tensor(pixels: np.ndarray) -> torch.Tensor:
+    """(H, W, C) uint8 -> (1, C, H, W) float32 in [0, 1]: out[0, c, y, x] = pixels[y, x, c] / 255."""
+    if not isinstance(pixels, np.ndarray) or pixels.ndim != 3 or pixels.dtype != np.uint8:
+        got = f"shape {pixels.shape} and dtype {pixels.dtype}" if isinstance(pixels, np.ndarray) else describe(pixels)
+        raise InvalidValueError(f"pixels must be an (H, W, C) uint8 array; got {got}")
+    x = torch.from_numpy(pixels.copy()).permute(2, 0, 1)  # (C, H, W)
+    return (x.to(torch.float32) / 255.0).unsqueeze(0)  # (1, C, H, W)
+
+
+def png_bytes(pixels: np.ndarray) -> bytes:
+    """(H, W, 3) uint8 -> the bytes of a PNG file of that image."""
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(pixels), mode="RGB").save(out, format="PNG")
+    return out.getvalue()
+
+
+def seeded_patch_embedding(img_size: int, patch_size: int, dim: int, seed: int = 0) -> PatchEmbedding:
+    """A fresh RGB PatchEmbedding whose projection depends only on `seed`.
+
+    The weights follow Conv2d's own initialisation (weight and bias both U(±1/√(C·P·P))) but are
+    drawn from a private Generator: concurrent callers get the same weights for the same seed,
+    and torch's global random state is neither read nor advanced.
+    """
+    seed = check_int("seed", seed, low=0)
+    # Built on the meta device so Conv2d's constructor draws nothing; memory comes after.
+    embed = PatchEmbedding(img_size, patch_size, CHANNELS, dim, device="meta").to_empty(device="cpu")
+    generator = torch.Generator().manual_seed(seed)
+    bound = 1 / math.sqrt(embed.patch_dim)  # fan_in = C·P·P
+    with torch.no_grad():
+        # kaiming_uniform with a = √5 (Conv2d's default) has the bound 1/√fan_in too.
+        nn.init.kaiming_uniform_(embed.proj.weight, a=math.sqrt(5), generator=generator)
+        nn.init.uniform_(embed.proj.bias, -bound, bound, generator=generator)
+    return embed.eval()
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """The sizes a patch side P implies for a square RGB image and a width D."""
+
+    size: int  # H = W, pixels
+    patch_size: int  # P
+    grid: tuple[int, int]  # (H / P, W / P)
+    num_patches: int  # N, the sequence length attention sees (N + 1 with a CLS token)
+    attention_scores: int  # N², one q·k score per pair of patches, per head and layer
+    patch_dim: int  # C·P·P numbers in one flattened patch
+    dim: int  # D
+    projection_params: int  # C·P·P·D weights + D biases of the patch projection
+
+    def to_dict(self) -> dict[str, object]:
+        return {**self.__dict__, "grid": list(self.grid)}
+
+
+def tiling(size: int, patch_size: int, dim: int) -> Tiling:
+    """Grid, patch count, attention cost and projection size; raises if P does not divide `size`.
+
+    >>> t = tiling(224, 16, 768)
+    >>> t.num_patches, t.attention_scores, t.patch_dim
+    (196, 38416, 768)
+    """
+    grid = patch_grid(size, patch_size, CHANNELS)
+    layout = EmbeddingLayout(dim=dim, image_size=size, patch_size=patch_size, in_channels=CHANNELS)
+    n = grid.num_patches
+    return Tiling(size, patch_size, grid.grid_size, n, n * n, grid.patch_dim, dim, count(layout).patch_params)
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One patch of one image: where it is, its pixels and its embedding."""
+
+    index: int  # position in the sequence: row · (W / P) + col
+    row: int
+    col: int
+    top: int  # pixel row of its top-left corner
+    left: int  # pixel column of its top-left corner
+    pixels: torch.Tensor  # (C·P·P,) in patchify's (C, P, P) order: all red, then green, then blue
+    embedding: torch.Tensor  # (D,) the projection's output for this patch
+
+
+def cut_patch(images: torch.Tensor, embed: PatchEmbedding, row: int, col: int) -> Patch:
+    """(1, C, H, W) image, grid row and column -> that Patch, its embedding from `embed(images)`."""
+    gh, gw = embed.grid_size
+    row = check_int("patch row", row, low=0, high=gh - 1)
+    col = check_int("patch column", col, low=0, high=gw - 1)
+    if images.dim() != 4 or images.shape[0] != 1:
+        raise InvalidValueError(f"images must be one image (1, C, H, W); got {describe(images)}")
+    index = row * gw + col
+    with torch.no_grad():
+        embedding = embed(images)[0, index]  # (D,)
+    pixels = patchify(images, embed.patch_size)[0, index]  # (C·P·P,)
+    P = embed.patch_size
+    return Patch(index, row, col, row * P, col * P, pixels, embedding)
