@@ -42,3 +42,66 @@ def test_walk_rejects_empty_and_too_long_text(pipe):
         pipe.walk("   ")
     with pytest.raises(InvalidValueError, match="the text is 602 tokens long; this model takes at most 512"):
         pipe.walk("cat " * 600)
+
+
+def test_place_moves_one_token_along_the_sequence(pipe, bert_oracle):
+    walk = pipe.walk("the cat sat on the mat")
+    rows = walk.rows()
+    here = pipe.place(walk, 2)  # "cat" where it stands: the walk's own rows
+    assert (here.piece, here.position, here.segment) == ("cat", 2, 0)
+    for name in ("token", "position", "segment", "total", "output"):
+        torch.testing.assert_close(here.rows[name], rows[name][2])
+    moved = pipe.place(walk, 2, position=40, segment=1)
+    assert torch.equal(moved.rows["token"], here.rows["token"])  # "cat" is "cat" wherever it stands
+    torch.testing.assert_close(moved.rows["position"], bert_oracle.embeddings.position_embeddings.weight[40])
+    torch.testing.assert_close(moved.rows["segment"], bert_oracle.embeddings.token_type_embeddings.weight[1])
+    ids, segments, positions = torch.tensor([[walk.ids[2]]]), torch.tensor([[1]]), torch.tensor([[40]])
+    with torch.no_grad():
+        expected = bert_oracle.embeddings(input_ids=ids, token_type_ids=segments, position_ids=positions)[0, 0]
+    torch.testing.assert_close(moved.rows["output"], expected, atol=FP32, rtol=0)
+    assert moved.norms()["position"] == pytest.approx(moved.rows["position"].norm().item())
+    data = moved.to_dict()
+    assert data["position"] == 40 and len(data["rows"]["token"]) == 384 and set(data["norms"]) == set(data["rows"])
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"index": 8}, "index must be between 0 and 7; got 8"),
+        ({"index": 1, "position": 512}, "position must be between 0 and 511; got 512"),
+        ({"index": 1, "segment": 2}, "segment must be between 0 and 1; got 2"),
+    ],
+)
+def test_place_names_the_limit(pipe, kwargs, message):
+    with pytest.raises(InvalidValueError, match=message):
+        pipe.place(pipe.walk("the cat sat on the mat"), **kwargs)
+
+
+def test_fresh_recipes_share_the_tokenizer_and_are_seeded():
+    state = torch.get_rng_state()
+    gpt2 = Pipeline.fresh("gpt2", seed=0)
+    assert torch.equal(torch.get_rng_state(), state)  # the caller's random stream is left alone
+    assert torch.equal(Pipeline.fresh("gpt2", seed=0).embedding.token.weight, gpt2.embedding.token.weight)
+    assert not torch.equal(Pipeline.fresh("gpt2", seed=1).embedding.token.weight, gpt2.embedding.token.weight)
+    assert gpt2.embedding.config.vocab_size == 30522 and gpt2.embedding.config.dim == 384
+    assert not gpt2.embedding.training
+
+    walk = gpt2.walk("the cat sat")
+    assert walk.pieces == ["[CLS]", "the", "cat", "sat", "[SEP]"]  # MiniLM's tokenizer
+    placed = gpt2.place(walk, 2, position=900)
+    assert placed.segment is None and set(placed.rows) == {"token", "position", "total"}  # no segments, no LayerNorm
+    torch.testing.assert_close(placed.rows["token"], gpt2.embedding.token.weight[walk.ids[2]])
+    torch.testing.assert_close(placed.rows["total"], placed.rows["token"] + gpt2.embedding.position.weight[900])
+    with pytest.raises(InvalidValueError, match="segment 0 given, but this recipe has no segment table"):
+        gpt2.place(walk, 2, segment=0)
+
+
+def test_fresh_transformer_scales_tokens_and_adds_sinusoids():
+    pipe = Pipeline.fresh("transformer")
+    walk = pipe.walk("the cat sat")
+    placed = pipe.place(walk, 2, position=4999)
+    torch.testing.assert_close(placed.rows["token"], pipe.embedding.token.weight[walk.ids[2]] * 384**0.5)
+    i = torch.arange(384, dtype=torch.float64)
+    angle = 4999 / 10000 ** ((i - i % 2) / 384)
+    expected = torch.where(i % 2 == 0, angle.sin(), angle.cos()).float()  # the formula, computed apart
+    torch.testing.assert_close(placed.rows["position"], expected, atol=1e-6, rtol=0)

@@ -5,6 +5,9 @@
     walk.pieces        ['[CLS]', 'the', 'cat', ..., '[SEP]']
     walk.parts.token   (T, D) token rows;  .position, .segment, .total, .output likewise
     walk.norms()       {'token': [...], 'position': [...], ...}: one L2 norm per token
+    pipe.place(walk, 2, position=40)   'cat' moved to position 40: its addends, each (D,)
+
+    Pipeline.fresh("gpt2")             MiniLM's tokenizer with a newly initialised gpt2 recipe
 
 The norms show the lessons' point about magnitudes: which addend dominates the sum.
 """
@@ -18,9 +21,9 @@ import torch
 from tokenizers import Tokenizer
 
 from embedlab.data import resolve_model
-from embedlab.errors import InvalidValueError
+from embedlab.errors import InvalidValueError, check_int
 from embedlab.layers.recipes import EmbeddingParts, InputEmbedding
-from embedlab.pretrained import load_input_embedding, load_tokenizer
+from embedlab.pretrained import bert_config, load_input_embedding, load_tokenizer, read_config
 
 ADDENDS = ("token", "position", "segment", "total", "output")
 
@@ -63,6 +66,27 @@ class Walk:
         }
 
 
+@dataclass
+class Placement:
+    """One token of a walk, looked up at a position the caller picks: each addend's row (D,)."""
+
+    piece: str
+    id: int
+    position: int
+    segment: int | None  # None: the recipe has no segment table
+    rows: dict[str, torch.Tensor]  # addend name -> (D,); "output" only where a LayerNorm follows the sum
+
+    def norms(self) -> dict[str, float]:
+        """Addend name -> the L2 norm of its row."""
+        return {name: row.norm().item() for name, row in self.rows.items()}
+
+    def to_dict(self) -> dict:
+        """The token, where it is placed, every row and every norm, JSON-ready."""
+        rows = {name: row.tolist() for name, row in self.rows.items()}
+        return {"piece": self.piece, "id": self.id, "position": self.position, "segment": self.segment,
+                "rows": rows, "norms": self.norms()}  # fmt: skip
+
+
 class Pipeline:
     """A tokenizer and the InputEmbedding of the same model."""
 
@@ -80,6 +104,21 @@ class Pipeline:
         folder = resolve_model(name_or_path)
         return cls(load_tokenizer(folder), load_input_embedding(folder))
 
+    @classmethod
+    def fresh(cls, recipe: str, model: str | Path = "minilm", seed: int = 0) -> Pipeline:
+        """`model`'s tokenizer with a newly initialised `recipe` at the model's V and D (eval mode).
+
+        The same ids then go through a trained table and an untrained one of the same size.
+        """
+        folder = resolve_model(model)
+        config = bert_config(read_config(folder))
+        # subtle: the layers draw from torch's global generator; forking it keeps the seed's draws
+        # reproducible without disturbing the caller's random state.
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(check_int("seed", seed, low=0))
+            embedding = InputEmbedding.from_recipe(recipe, config.vocab_size, config.dim)
+        return cls(load_tokenizer(folder), embedding.eval())
+
     @torch.no_grad()
     def walk(self, text: str, pair: str | None = None) -> Walk:
         """Tokenize `text` (and `pair` as sentence B) and run the input embedding on it."""
@@ -93,3 +132,26 @@ class Pipeline:
         segments = torch.tensor([enc.type_ids]) if self.embedding.segment is not None else None
         parts = self.embedding.addends(ids, segments)
         return Walk(text, pair, list(enc.tokens), list(enc.ids), list(enc.type_ids), parts)
+
+    @torch.no_grad()
+    def place(self, walk: Walk, index: int, position: int | None = None, segment: int | None = None) -> Placement:
+        """Token `index` of `walk` looked up at `position` (default: where it stands) in `segment`
+        (default: its own; recipes without a segment table take none).
+
+        The token row stays the same wherever the token goes; the position row and the sum move.
+        """
+        c = self.embedding.config
+        index = check_int("index", index, low=0, high=len(walk.ids) - 1)
+        position = index if position is None else check_int("position", position, low=0, high=c.max_len - 1)
+        if self.embedding.segment is None:
+            if segment is not None:
+                raise InvalidValueError(f"segment {segment} given, but this recipe has no segment table")
+        else:
+            default = walk.segment_ids[index]
+            segment = default if segment is None else check_int("segment", segment, low=0, high=c.n_segments - 1)
+        ids = torch.tensor([[walk.ids[index]]])  # (1, 1)
+        segments = None if segment is None else torch.tensor([[segment]])
+        parts = self.embedding.addends(ids, segments, torch.tensor([position]))
+        names = [n for n in ADDENDS if getattr(parts, n) is not None and (n != "output" or c.layer_norm)]
+        rows = {n: getattr(parts, n).reshape(c.dim) for n in names}  # (1, 1, D) or (1, D) -> (D,)
+        return Placement(walk.pieces[index], walk.ids[index], position, segment, rows)

@@ -1,0 +1,84 @@
+"""/api/recipe: one piece of a sentence through bert (MiniLM's real weights), gpt2 and transformer
+(fresh layers of MiniLM's size), checked against transformers and the formulas; bad input as 4xx."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from embedlab.pipeline import Pipeline
+
+FP32 = 1e-5  # float32 LayerNorm against transformers
+
+
+def _get(client, **params) -> dict:
+    r = client.get("/api/recipe", params=params)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_bert_is_minilm_as_transformers_computes_it(client, bert_oracle):
+    r = _get(client, recipe="bert", text="the cat sat on the mat", index=2)
+    assert r["pieces"] == ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]"]
+    assert (r["piece"], r["position"], r["segment"], r["pretrained"]) == ("cat", 2, 0, True)
+    assert r["config"]["max_len"] == 512 and r["config"]["layer_norm"] is True
+    rows = {name: np.array(row) for name, row in r["rows"].items()}
+    np.testing.assert_allclose(rows["total"], rows["token"] + rows["position"] + rows["segment"], atol=1e-6)
+    for name, row in rows.items():
+        assert r["norms"][name] == pytest.approx(np.linalg.norm(row), rel=1e-5)
+    with torch.no_grad():
+        expected = bert_oracle.embeddings(input_ids=torch.tensor([[r["id"]]]), position_ids=torch.tensor([[2]]))[0, 0]
+    np.testing.assert_allclose(rows["output"], expected.numpy(), atol=FP32, rtol=0)
+
+
+def test_the_position_slider_moves_the_same_token(client, bert_oracle):
+    here = _get(client, recipe="bert", index=2)
+    there = _get(client, recipe="bert", index=2, position=300, segment=1)
+    assert there["rows"]["token"] == here["rows"]["token"] and there["norms"]["token"] == here["norms"]["token"]
+    weights = bert_oracle.embeddings
+    np.testing.assert_allclose(there["rows"]["position"], weights.position_embeddings.weight[300].detach(), atol=1e-7)
+    np.testing.assert_allclose(there["rows"]["segment"], weights.token_type_embeddings.weight[1].detach(), atol=1e-7)
+    with torch.no_grad():
+        expected = weights(input_ids=torch.tensor([[here["id"]]]), token_type_ids=torch.tensor([[1]]),
+                           position_ids=torch.tensor([[300]]))[0, 0]  # fmt: skip
+    np.testing.assert_allclose(there["rows"]["output"], expected.numpy(), atol=FP32, rtol=0)
+
+
+def test_fresh_recipes_are_the_seeded_layers(client):
+    gpt2 = _get(client, recipe="gpt2", text="the cat sat", index=2, position=1000)
+    assert gpt2["pretrained"] is False and gpt2["segment"] is None
+    assert set(gpt2["rows"]) == {"token", "position", "total"}  # no segment table, no LayerNorm
+    layers = Pipeline.fresh("gpt2", seed=0).embedding  # the route's seed, built apart from the app
+    np.testing.assert_allclose(gpt2["rows"]["token"], layers.token.weight[gpt2["id"]].detach(), atol=0)
+    np.testing.assert_allclose(gpt2["rows"]["position"], layers.position.weight[1000].detach(), atol=0)
+
+    tr = _get(client, recipe="transformer", text="the cat sat", index=2, position=4999)
+    assert tr["config"]["max_len"] == 5000 and tr["config"]["scale"] == "sqrt_d"
+    i = np.arange(384)
+    angle = 4999 / 10000.0 ** ((i - i % 2) / 384)
+    np.testing.assert_allclose(tr["rows"]["position"], np.where(i % 2 == 0, np.sin(angle), np.cos(angle)), atol=1e-6)
+    assert tr["norms"]["position"] == pytest.approx(np.sqrt(384 / 2), rel=1e-6)  # a sinusoid row: √(D/2)
+
+
+@pytest.mark.parametrize(
+    "params, status, message",
+    [
+        ({"recipe": "llama"}, 422, "recipe: "),
+        ({"text": "x" * 201}, 422, "text: String should have at most 200 characters"),
+        ({"text": "   "}, 400, "text must be a non-empty string"),
+        ({"text": "! " * 70}, 400, "the text is 72 tokens long; the lab takes at most 64"),
+        ({"index": 64}, 422, "index: Input should be less than 64"),
+        ({"index": 8}, 400, "index must be between 0 and 7; got 8"),
+        ({"position": 512}, 400, "position must be between 0 and 511; got 512"),
+        ({"recipe": "gpt2", "position": 1024}, 400, "position must be between 0 and 1023; got 1024"),
+        ({"position": 5000}, 422, "position: Input should be less than or equal to 4999"),
+        ({"position": -1}, 422, "position: "),
+        ({"segment": 2}, 422, "segment: Input should be less than or equal to 1"),
+        ({"recipe": "gpt2", "segment": 0}, 400, "segment 0 given, but this recipe has no segment table"),
+    ],
+)
+def test_bad_input_is_json_naming_the_limit(client, params, status, message):
+    r = client.get("/api/recipe", params=params)
+    assert r.status_code == status, r.text
+    assert message in r.json()["error"] and "Traceback" not in r.text
