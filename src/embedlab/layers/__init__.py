@@ -11,6 +11,7 @@ from embedlab.layers.position import (
     apply_rotary,
 )
 from embedlab.layers.recipes import RECIPES, EmbeddingConfig, EmbeddingParts, InputEmbedding, recipe
+from embedlab.layers.scale import ScaleBalance, scale_balance
 from embedlab.layers.segment import SegmentEmbedding
 from embedlab.layers.token import TokenEmbedding
 
@@ -24,6 +25,7 @@ __all__ = [
     "LearnedPositions",
     "PatchEmbedding",
     "RotaryPositions",
+    "ScaleBalance",
     "SegmentEmbedding",
     "SinusoidalPositions",
     "TokenEmbedding",
@@ -31,4 +33,5 @@ __all__ = [
     "apply_rotary",
     "qk_scores",
     "recipe",
+    "scale_balance",
 ]
