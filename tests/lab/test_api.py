@@ -67,6 +67,11 @@ def test_bad_input_is_a_json_4xx_naming_the_value(client, path, params, status, 
     assert message in r.json()["error"] and "Traceback" not in r.text
 
 
+def test_messages_name_a_run_table_not_its_path(client, lab_run):
+    r = client.get("/api/geometry/neighbors", params={"table": "wiki-run", "word": "qqqq"})
+    assert r.status_code == 404 and "keys of wiki-run" in r.json()["error"] and str(lab_run) not in r.text
+
+
 def test_unknown_vectors_at_start_are_refused():
     with pytest.raises(MissingDataError, match="neither a built-in table"):
         create_app(["no/such/table"])

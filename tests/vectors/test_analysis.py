@@ -223,6 +223,25 @@ def test_pca_matches_numpy_svd():
     assert np.array_equal(project_2d(matrix).coordinates, result.coordinates)
 
 
+def test_projection_says_how_it_was_made():
+    rng = np.random.default_rng(1)
+    matrix = rng.normal(size=(40, 8))
+    matrix[:5] *= 100  # a few long rows: raw PCA follows them, PCA of unit rows does not
+    raw, unit = project_2d(matrix), project_2d(matrix, normalize=True)
+    assert (raw.n_points, raw.centred, raw.normalised) == (40, True, False)
+    assert (unit.n_points, unit.centred, unit.normalised) == (40, True, True)
+    directions = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    centred = directions - directions.mean(axis=0)
+    _, s, _ = np.linalg.svd(centred, full_matrices=False)
+    np.testing.assert_allclose(unit.explained_variance_ratio, (s[:2] ** 2) / (s**2).sum(), atol=1e-9)
+    assert raw.explained_variance_ratio[0] > 2 * unit.explained_variance_ratio[0]  # the long rows dominated
+    first, second = (round(100 * r) for r in unit.explained_variance_ratio)
+    assert unit.caption() == f"PCA of 40 rows, centred, normalised; axes explain {first}% and {second}% of variance"
+    assert raw.caption().startswith("PCA of 40 rows, centred, not normalised; ")
+    d = json.loads(json.dumps(unit.to_dict()))
+    assert (d["n_points"], d["centred"], d["normalised"]) == (40, True, True) and len(d["coordinates"]) == 40
+
+
 def test_pca_on_minilm_keys(minilm):
     keys = ["king", "queen", "man", "woman", "paris", "london"]
     result = project_2d(minilm, keys)
@@ -252,6 +271,7 @@ def test_umap_keeps_two_clusters_apart():
     result = project_2d(matrix, method="umap", seed=0, n_neighbors=10)
     xy = result.coordinates
     assert xy.shape == (200, 2) and np.isfinite(xy).all() and result.explained_variance_ratio is None
+    assert not result.centred and result.caption() == "UMAP of 200 rows, not centred, not normalised"
     a, b = xy[labels == 0], xy[labels == 1]
     gap = np.linalg.norm(a.mean(axis=0) - b.mean(axis=0))
     spread = max(np.linalg.norm(a - a.mean(axis=0), axis=1).max(), np.linalg.norm(b - b.mean(axis=0), axis=1).max())

@@ -65,7 +65,12 @@ class Lab:
     def table(self, name: str) -> Vectors:
         if name not in self.paths:
             raise unknown_name("table", name, self.names)
-        return self.service(f"table:{name}", lambda: Vectors.load(self.paths[name]))
+        return self.service(f"table:{name}", lambda: self._load(name))
+
+    def _load(self, name: str) -> Vectors:
+        vectors = Vectors.load(self.paths[name])
+        vectors.name = name  # messages name the table as the client knows it, never by its path
+        return vectors
 
     def service(self, name: str, factory: Callable[[], Any]) -> Any:
         """The object registered as `name`, made by `factory()` the first time it is asked for.

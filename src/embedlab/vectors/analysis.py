@@ -274,6 +274,19 @@ class Projection(_Result):
     keys: tuple[str, ...]  # one per row of `coordinates`
     coordinates: np.ndarray  # (n, 2) float32
     explained_variance_ratio: tuple[float, float] | None  # PCA only: share of variance per axis
+    n_points: int  # rows projected (= len(keys)): a map of 30 rows is not a map of the table
+    centred: bool  # the mean row was subtracted first (PCA always; UMAP never)
+    normalised: bool  # rows were scaled to unit length first, so only directions count
+
+    def caption(self) -> str:
+        """How the map was made, in one line:
+        'PCA of 27 rows, centred, not normalised; axes explain 18% and 11% of variance'."""
+        text = (f"{self.method.upper()} of {self.n_points} rows, {'' if self.centred else 'not '}centred, "
+                f"{'' if self.normalised else 'not '}normalised")  # fmt: skip
+        if self.explained_variance_ratio is None:
+            return text
+        first, second = (round(100 * r) for r in self.explained_variance_ratio)
+        return f"{text}; axes explain {first}% and {second}% of variance"
 
 
 def project_2d(
@@ -282,11 +295,14 @@ def project_2d(
     method: str = "pca",
     seed: int = 0,
     n_neighbors: int = 15,
+    normalize: bool = False,
 ) -> Projection:
     """(n, D) -> (n, 2) coordinates by PCA (deterministic signs) or UMAP (pip install umap-learn).
 
     With a `Vectors`, `keys` choose the rows (all by default); with a matrix, they name its rows
-    ("0", "1", ... by default). `n_neighbors` is UMAP's neighbourhood size, fixed by `seed`.
+    ("0", "1", ... by default). `normalize` scales every row to unit length before projecting,
+    so long rows (frequent tokens) do not dominate the axes. `n_neighbors` is UMAP's
+    neighbourhood size, fixed by `seed`.
     """
     check_choice("method", method, PROJECTIONS)
     if isinstance(data, Vectors):
@@ -300,9 +316,11 @@ def project_2d(
     n, D = matrix.shape
     if n < 2 or D < 2:
         raise InvalidValueError(f"a 2-D projection needs at least 2 rows of width >= 2; got ({n}, {D})")
+    if normalize:
+        matrix = sim.unit_rows(matrix.double())  # (n, D); a zero row stays zero
     if method == "pca":
         coordinates, ratio = pca_2d(matrix)
-        return Projection("pca", tuple(keys), coordinates.float().numpy(), ratio)
+        return Projection("pca", tuple(keys), coordinates.float().numpy(), ratio, n, True, normalize)
     n_neighbors = check_int("n_neighbors", n_neighbors, low=2, high=n - 1)
     try:
         import umap
@@ -310,7 +328,7 @@ def project_2d(
         raise MissingDataError("UMAP projections need umap-learn: pip install umap-learn") from None
     reducer = umap.UMAP(n_components=2, n_neighbors=n_neighbors, random_state=check_int("seed", seed))
     coordinates = reducer.fit_transform(matrix.float().cpu().numpy()).astype(np.float32)
-    return Projection("umap", tuple(keys), coordinates, None)
+    return Projection("umap", tuple(keys), coordinates, None, n, False, normalize)
 
 
 def pca_2d(matrix: torch.Tensor) -> tuple[torch.Tensor, tuple[float, float]]:

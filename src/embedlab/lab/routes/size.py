@@ -1,19 +1,23 @@
 """Table size (simulation 2): parameters and memory of an embedding part from embedlab.sizing,
-for the model presets or a layout the page sets."""
+for the model presets or a layout the page sets; and a block of a served table for a heat map."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 
 from embedlab.sizing import BYTES_PER_PARAM, POSITION_KINDS, PRESETS, EmbeddingLayout, count
+from embedlab.vectors.lookup import neighbourhood_slice, table_slice
 
 router = APIRouter(prefix="/api/size", tags=["size"])
 
 MAX_VOCAB = 10_000_000
 MAX_DIM = 65_536
 MAX_LEN = 1_000_000
+MAX_SLICE_ROWS = 256  # rows of a heat map
+MAX_SLICE_DIMS = 512  # columns of a heat map
+MAX_TOKEN = 100  # characters of a token
 
 
 @router.get("/presets")
@@ -36,3 +40,20 @@ def size(
     layout = EmbeddingLayout(vocab_size=vocab_size, dim=dim, positions=positions, max_len=max_len,
                              n_segments=n_segments, tied=tied)  # fmt: skip
     return count(layout, dtype).to_dict()
+
+
+@router.get("/slice")
+def table_block(
+    request: Request,
+    table: str,
+    start: Annotated[int, Query(ge=0, description="first row (below the table's V)")] = 0,
+    rows: Annotated[int, Query(ge=1, le=MAX_SLICE_ROWS, description=f"rows, 1..{MAX_SLICE_ROWS}")] = 32,
+    dims: Annotated[int, Query(ge=1, le=MAX_SLICE_DIMS, description=f"columns, 1..{MAX_SLICE_DIMS}")] = 64,
+    token: Annotated[str | None, Query(min_length=1, max_length=MAX_TOKEN)] = None,
+) -> dict:
+    """E[start : start + rows, :dims] with the rows' keys, cut short at the table's edges; with
+    `token`, that token's row and its rows − 1 nearest rows by cosine instead (start unused)."""
+    vectors = request.app.state.lab.table(table)
+    if token is not None:
+        return {"table": table, **neighbourhood_slice(vectors, token, rows, dims).to_dict()}
+    return {"table": table, **table_slice(vectors, start, rows, dims).to_dict()}

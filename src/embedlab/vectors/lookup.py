@@ -1,0 +1,220 @@
+"""A token's row in a table E (V, D), seen the ways the lookup lesson shows it.
+
+    lookup_row(vectors, "king")             its index i, the row E[i] (D,) and its norm
+    one_hot_lookup(vectors, "king")         one_hot(i) @ E_small on a small vocabulary: the same row,
+                                            max |difference| exactly 0
+    themed_map(vectors, "king")             PCA of the themed words the table holds, "king" marked
+    table_slice(vectors, start=0, rows=32, dims=64)    a block of E with its keys, for a heat map
+    neighbourhood_slice(vectors, "king", rows=32)      the same for a key and its nearest rows
+
+A word names its own key, or "Ġ" + word in byte-level BPE tables (what `embedlab train --method
+lm` builds), so the themed words find their rows in every kind of table.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from embedlab.errors import InvalidValueError, check_int
+from embedlab.scratch import one_hot
+from embedlab.vectors.analysis import Projection, project_2d
+from embedlab.vectors.table import Vectors
+
+BPE_SPACE = "Ġ"  # byte-level BPE marks a piece that starts after a space with this character
+
+# Small sets of words that a trained table should place together; the words of
+# embedlab.train.run.DEFAULT_WATCH, in its order, grouped by what they mean.
+THEMES: dict[str, tuple[str, ...]] = {
+    "people": ("king", "queen", "man", "woman", "boy", "girl", "father", "mother", "son", "daughter"),
+    "numbers": ("one", "two", "three", "four", "five"),
+    "days": ("monday", "tuesday", "friday"),
+    "months": ("january", "march"),
+    "places": ("france", "england", "paris", "london"),
+    "colours": ("red", "blue", "green"),
+    "war": ("war", "army"),
+    "elements": ("water", "fire"),
+}
+CHOSEN = "chosen"  # the theme of a looked-up word that is in none of THEMES
+MIN_MAP_POINTS = 3  # fewer points make a map with nothing to compare
+
+
+def resolve_key(vectors: Vectors, word: str) -> str:
+    """The key of `word`: itself, else "Ġ" + word; UnknownKeyError (naming close keys) if neither.
+
+    >>> resolve_key(Vectors(["Ġking", "Ġqueen"], np.eye(2)), "king")
+    'Ġking'
+    """
+    if word not in vectors and BPE_SPACE + word in vectors:
+        return BPE_SPACE + word
+    vectors.index_of(word)  # raises for a word the table lacks
+    return word
+
+
+def themed_keys(vectors: Vectors) -> list[tuple[str, str, str]]:
+    """(word, key, theme) for every word of THEMES the table holds, in THEMES order."""
+    found = []
+    for theme, words in THEMES.items():
+        for word in words:
+            key = word if word in vectors else BPE_SPACE + word
+            if key in vectors:
+                found.append((word, key, theme))
+    return found
+
+
+# ---- one row ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class RowLookup:
+    key: str
+    index: int  # i: the row of E that holds the key
+    row: np.ndarray  # (D,) float32, E[i]
+    norm: float  # ‖E[i]‖, in float64
+    vocab_size: int  # V
+    dim: int  # D
+
+    def to_dict(self) -> dict:
+        return {"key": self.key, "index": self.index, "row": self.row.tolist(), "norm": self.norm,
+                "vocab_size": self.vocab_size, "dim": self.dim}  # fmt: skip
+
+
+def lookup_row(vectors: Vectors, word: str) -> RowLookup:
+    """word -> its row index i and E[i] (D,): indexing, no arithmetic."""
+    key = resolve_key(vectors, word)
+    index = vectors.index_of(key)
+    row = vectors.vectors[index].copy()  # (D,); a copy, so the result never aliases the table
+    return RowLookup(key, index, row, float(np.linalg.norm(row.astype(np.float64))), *vectors.table.shape)
+
+
+# ---- one-hot × E -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class OneHotLookup:
+    key: str
+    index: int  # the key's row in the full table E
+    keys: tuple[str, ...]  # the small vocabulary, k keys in table order
+    rows: tuple[int, ...]  # their rows in E
+    position: int  # the key's place among `keys`: where its one-hot vector has its 1
+    one_hot: np.ndarray  # (k,) float32
+    e_small: np.ndarray  # (k, D) E_small = E[rows]
+    product: np.ndarray  # (D,) one_hot @ E_small
+    row: np.ndarray  # (D,) E[index], looked up in the full table
+    max_abs_difference: float  # max |product − row| over all D: exactly 0
+
+    def to_dict(self, dims: int | None = None) -> dict:
+        """JSON-ready; `dims` keeps the first `dims` columns of the D-wide arrays (all if None).
+        `max_abs_difference` always covers all D columns."""
+        cut = slice(None) if dims is None else slice(check_int("dims", dims, low=1))
+        return {"key": self.key, "index": self.index, "keys": list(self.keys), "rows": list(self.rows),
+                "position": self.position, "one_hot": self.one_hot.tolist(), "dim": self.e_small.shape[1],
+                "e_small": self.e_small[:, cut].tolist(), "product": self.product[cut].tolist(),
+                "row": self.row[cut].tolist(), "max_abs_difference": self.max_abs_difference}  # fmt: skip
+
+
+def one_hot_lookup(vectors: Vectors, word: str, size: int = 12) -> OneHotLookup:
+    """word -> one_hot(position, k) (k,) @ E_small (k, D) on a vocabulary of k = min(size, V) keys.
+
+    The small vocabulary is the word plus themed words (one theme after another, so every theme
+    shows), topped up with the first rows of E, sorted by row. The product is compared with the
+    row looked up in the full table: a 1 times the row plus zeros times the others, so it is
+    the same float32 numbers, not merely close ones.
+    """
+    size = check_int("size", size, low=1)
+    key = resolve_key(vectors, word)
+    index = vectors.index_of(key)
+    by_theme = [[k for _, k, t in themed_keys(vectors) if t == theme] for theme in THEMES]
+    interleaved = (k for group in itertools.zip_longest(*by_theme) for k in group if k is not None)
+    first_rows = itertools.islice(vectors.index_to_key, size)
+    others = [k for k in dict.fromkeys(itertools.chain(interleaved, first_rows)) if k != key]
+    rows = sorted([index, *(vectors.index_of(k) for k in others[: size - 1])])
+    small = vectors.vectors[rows]  # (k, D)
+    position = rows.index(index)
+    h = one_hot(np.array(position), len(rows))  # (k,)
+    product = h @ small  # (D,)
+    row = vectors.vectors[index].copy()  # (D,)
+    difference = float(np.abs(product - row).max())
+    keys = tuple(vectors.index_to_key[r] for r in rows)
+    return OneHotLookup(key, index, keys, tuple(rows), position, h, small, product, row, difference)
+
+
+# ---- a themed map --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ThemedMap:
+    projection: Projection  # its keys are the table's keys, one per point
+    words: tuple[str, ...]  # each point's word (the key without a BPE space mark)
+    themes: tuple[str, ...]  # each point's theme, CHOSEN for a looked-up word in no theme
+    highlight: int  # the looked-up word's point
+
+    def to_dict(self) -> dict:
+        """The projection's fields and caption, each point's word and theme, the marked point, and
+        every theme name in a fixed order (`theme_names`) so a page can keep one colour per theme."""
+        return {**self.projection.to_dict(), "caption": self.projection.caption(), "words": list(self.words),
+                "themes": list(self.themes), "theme_names": [*THEMES, CHOSEN], "highlight": self.highlight}  # fmt: skip
+
+
+def themed_map(vectors: Vectors, word: str, normalize: bool = False) -> ThemedMap:
+    """word -> 2-D PCA of the themed words the table holds (n, D) -> (n, 2), with the word added
+    if absent and its point marked. `normalize` scales rows to unit length first."""
+    key = resolve_key(vectors, word)
+    points = themed_keys(vectors)
+    if key not in [k for _, k, _ in points]:
+        points.append((word, key, CHOSEN))
+    if len(points) < MIN_MAP_POINTS:
+        raise InvalidValueError(
+            f"{vectors.name} holds {len(points)} of the themed words and {word!r}; a map needs >= {MIN_MAP_POINTS}"
+        )
+    words, keys, themes = (tuple(column) for column in zip(*points, strict=True))
+    projection = project_2d(vectors, keys, normalize=normalize)
+    return ThemedMap(projection, words, themes, keys.index(key))
+
+
+# ---- a block of the table ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class TableSlice:
+    keys: tuple[str, ...]  # one per row of `values`
+    rows: tuple[int, ...]  # their rows in E
+    values: np.ndarray  # (n, m) float32: E[rows, :m]
+    vocab_size: int  # V
+    dim: int  # D
+
+    def to_dict(self) -> dict:
+        return {"keys": list(self.keys), "rows": list(self.rows), "values": self.values.tolist(),
+                "vocab_size": self.vocab_size, "dim": self.dim}  # fmt: skip
+
+
+def table_slice(vectors: Vectors, start: int = 0, rows: int = 32, dims: int = 64) -> TableSlice:
+    """E (V, D) -> E[start : start + rows, :dims] (n, m), cut short at the table's last row and
+    column (n <= rows, m <= dims).
+
+    >>> table_slice(Vectors(["a", "b", "c"], np.eye(3)), start=1, rows=5, dims=2).values
+    array([[0., 1.],
+           [0., 0.]], dtype=float32)
+    """
+    V = len(vectors)
+    start = check_int("start", start, low=0, high=V - 1)
+    stop = start + check_int("rows", rows, low=1)
+    return _block(vectors, list(range(start, min(stop, V))), dims)
+
+
+def neighbourhood_slice(vectors: Vectors, word: str, rows: int = 32, dims: int = 64) -> TableSlice:
+    """word -> its row and its rows − 1 nearest rows by cosine, best first, each cut to `dims`
+    columns (n, m): neighbours share their strong columns, which a heat map shows as stripes."""
+    key = resolve_key(vectors, word)
+    rows = min(check_int("rows", rows, low=1), len(vectors))
+    neighbours = vectors.most_similar(key, topn=rows - 1).keys if rows > 1 else ()
+    return _block(vectors, [vectors.index_of(k) for k in (key, *neighbours)], dims)
+
+
+def _block(vectors: Vectors, rows: list[int], dims: int) -> TableSlice:
+    dims = min(check_int("dims", dims, low=1), vectors.vector_size)
+    values = vectors.vectors[rows, :dims]  # (n, m): fancy indexing copies
+    keys = tuple(vectors.index_to_key[r] for r in rows)
+    return TableSlice(keys, tuple(rows), values, *vectors.table.shape)

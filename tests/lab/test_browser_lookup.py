@@ -1,0 +1,55 @@
+"""The lookup page and the table-size heat map in Debian's chromium against a real `embedlab lab`
+process: each loads without console errors, and a click or a new value redraws it with the
+numbers of the row or block asked for."""
+
+from __future__ import annotations
+
+import pytest
+
+ROW_FLOAT32 = 1e-6  # a float32 row sent as JSON and read back by plotly
+
+
+def plot_data(page, selector: str) -> list[dict]:
+    """The traces plotly drew in `selector` (x, y, z, text as plain JSON)."""
+    return page.evaluate("s => JSON.parse(JSON.stringify(document.querySelector(s).data))", selector)
+
+
+def test_lookup_follows_the_chosen_token(open_sim, minilm_vectors):
+    page = open_sim("lookup")
+    king = minilm_vectors.index_of("king")
+    assert f"row {king:,} of 30,522" in page.inner_text("#lookup-row-caption")
+    assert page.inner_text("#lookup-difference").endswith("over all 384 columns = 0")
+    page.click('#lookup-chips button[data-word="paris"]')
+    page.wait_for_function("() => document.querySelector('#lookup-row-caption').innerText.startsWith(\"'paris'\")")
+    paris = minilm_vectors.index_of("paris")
+    assert f"row {paris:,} of 30,522" in page.inner_text("#lookup-row-caption")
+    [bars] = plot_data(page, "#lookup-bars")
+    assert bars["y"] == pytest.approx(minilm_vectors.get_vector("paris").tolist(), abs=ROW_FLOAT32)
+    marked = plot_data(page, "#lookup-map")[-1]  # the ring around the chosen token's point
+    assert marked["customdata"] == ["paris"]
+    assert page.inner_text("#lookup-chips button.selected") == "paris"
+    assert page.inner_text("#lookup-looked-up").startswith(f"E[{paris}]")
+
+
+def test_lookup_map_can_normalise_first(open_sim):
+    page = open_sim("lookup")
+    before = page.inner_text("#lookup-map-caption")
+    assert ", centred, not normalised; axes explain" in before
+    page.check("#lookup-normalize")
+    page.wait_for_function("t => document.querySelector('#lookup-map-caption').innerText !== t", arg=before)
+    assert ", centred, normalised; axes explain" in page.inner_text("#lookup-map-caption")
+
+
+def test_size_heat_map_follows_its_table_and_start(open_sim, minilm_vectors):
+    page = open_sim("size")
+    [heat] = plot_data(page, "#size-heatmap")
+    assert heat["y"] == minilm_vectors.index_to_key[:32] and len(heat["z"][0]) == 64
+    page.fill("#size-start", "2000")
+    page.wait_for_function("() => document.querySelector('#size-slice-caption').innerText.startsWith('rows 2000')")
+    [heat] = plot_data(page, "#size-heatmap")
+    assert heat["y"] == minilm_vectors.index_to_key[2000:2032]
+    assert heat["z"][0] == pytest.approx(minilm_vectors.vectors[2000, :64].tolist(), abs=ROW_FLOAT32)
+    page.select_option("#size-table", "wiki-run")
+    page.wait_for_function("() => document.querySelector('#size-slice-caption').innerText.includes('wiki-run')")
+    [heat] = plot_data(page, "#size-heatmap")
+    assert len(heat["z"][0]) == 32  # the run's rows are 32 wide: the 64 columns asked for are cut to 32

@@ -1,0 +1,161 @@
+"""A token's row four ways: the lesson's hand-worked 6 × 3 table, the real MiniLM table against
+transformers' BertModel and its vocab.txt, one-hot × E against torch, PCA against scikit-learn,
+and neighbourhoods against gensim."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from sklearn.decomposition import PCA
+
+from embedlab.errors import InvalidValueError
+from embedlab.train.run import DEFAULT_WATCH
+from embedlab.vectors import Vectors
+from embedlab.vectors.lookup import (
+    CHOSEN,
+    THEMES,
+    lookup_row,
+    neighbourhood_slice,
+    one_hot_lookup,
+    resolve_key,
+    table_slice,
+    themed_keys,
+    themed_map,
+)
+
+PCA_AGREEMENT = 1e-4  # float32 coordinates of float64 PCA against scikit-learn's float64 SVD
+
+# The lesson's worked example: V = 6 words, d = 3.
+LESSON_KEYS = ["the", "cat", "dog", "sat", "house", "on"]
+LESSON_E = [[-0.12, 0.05, 0.88], [0.72, -0.41, 0.15], [0.68, -0.38, 0.22],
+            [-0.55, 0.62, -0.03], [0.31, 0.15, -0.72], [-0.08, 0.11, 0.79]]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return Vectors(LESSON_KEYS, np.array(LESSON_E, dtype=np.float32), name="lesson")
+
+
+@pytest.fixture(scope="module")
+def minilm_vocab(minilm_dir):
+    """MiniLM's vocab.txt: the line number of a piece is its token id."""
+    return (minilm_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
+
+
+def test_themes_hold_the_training_watch_list():
+    assert [w for words in THEMES.values() for w in words] == list(DEFAULT_WATCH)
+
+
+def test_words_resolve_to_plain_or_bpe_keys():
+    bpe = Vectors(["Ġking", "queen", "Ġqueen"], np.eye(3), name="bpe")
+    assert resolve_key(bpe, "king") == "Ġking"
+    assert resolve_key(bpe, "queen") == "queen"  # a key of its own wins over the BPE form
+    with pytest.raises(KeyError, match="unknown key 'kingg'.*closest"):
+        resolve_key(bpe, "kingg")
+    assert themed_keys(bpe) == [("king", "Ġking", "people"), ("queen", "queen", "people")]
+
+
+def test_lookup_is_the_lessons_row(lesson):
+    r = lookup_row(lesson, "cat")
+    assert (r.key, r.index, r.vocab_size, r.dim) == ("cat", 1, 6, 3)
+    np.testing.assert_array_equal(r.row, np.array([0.72, -0.41, 0.15], dtype=np.float32))
+    assert r.norm == pytest.approx(math.sqrt(0.72**2 + 0.41**2 + 0.15**2), rel=1e-6)
+    r.row[0] = 99.0  # the result is a copy: writing to it leaves the table alone
+    assert lesson["cat"][0] == np.float32(0.72)
+
+
+def test_lookup_on_minilm_is_berts_word_embedding(minilm_vectors, minilm_vocab, bert_oracle):
+    r = lookup_row(minilm_vectors, "king")
+    assert r.index == minilm_vocab.index("king") and r.row.shape == (384,)
+    with torch.no_grad():
+        expected = bert_oracle.embeddings.word_embeddings(torch.tensor([r.index]))[0]
+    np.testing.assert_array_equal(r.row, expected.numpy())
+    assert r.norm == pytest.approx(float(expected.double().norm()), rel=1e-12)
+
+
+def test_one_hot_times_e_is_the_looked_up_row(minilm_vectors):
+    view = one_hot_lookup(minilm_vectors, "paris", size=12)
+    k = len(view.keys)
+    assert k == 12 and view.keys[view.position] == "paris" and list(view.rows) == sorted(view.rows)
+    assert [minilm_vectors.index_of(key) for key in view.keys] == list(view.rows)
+    assert {t for _, key, t in themed_keys(minilm_vectors) if key in view.keys} >= set(THEMES) - {"elements"}
+    expected_h = torch.nn.functional.one_hot(torch.tensor(view.position), k).float()
+    np.testing.assert_array_equal(view.one_hot, expected_h.numpy())
+    e_small = torch.as_tensor(minilm_vectors.vectors[list(view.rows)])
+    np.testing.assert_array_equal(view.e_small, e_small.numpy())
+    np.testing.assert_array_equal(view.product, (expected_h @ e_small).numpy())
+    layer = torch.nn.Embedding.from_pretrained(minilm_vectors.table)
+    np.testing.assert_array_equal(view.row, layer(torch.tensor(view.index)).numpy())
+    assert view.max_abs_difference == 0.0  # exact, not close
+
+
+def test_one_hot_view_on_a_small_table(lesson):
+    view = one_hot_lookup(lesson, "dog", size=20)  # k = V when V < size: the whole lesson table
+    assert view.keys == tuple(LESSON_KEYS) and view.position == 2
+    assert view.one_hot.tolist() == [0, 0, 1, 0, 0, 0] and view.max_abs_difference == 0.0
+    shown = view.to_dict(dims=2)
+    assert shown["row"] == pytest.approx([0.68, -0.38]) and len(shown["e_small"][0]) == 2 and shown["dim"] == 3
+    with pytest.raises(InvalidValueError, match="size must be >= 1; got 0"):
+        one_hot_lookup(lesson, "dog", size=0)
+
+
+def _sklearn_pca(rows: np.ndarray, coordinates: np.ndarray) -> np.ndarray:
+    """scikit-learn's 2-D PCA scores of `rows`, each axis's sign matched to `coordinates`."""
+    reference = PCA(n_components=2, svd_solver="full").fit_transform(rows.astype(np.float64))
+    return reference * np.sign(np.sum(reference * coordinates, axis=0))
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_themed_map_adds_and_marks_the_word(minilm_vectors, normalize):
+    points = themed_map(minilm_vectors, "cat", normalize=normalize)
+    themed = themed_keys(minilm_vectors)
+    assert points.words == (*[w for w, _, _ in themed], "cat") and points.themes[-1] == CHOSEN
+    assert points.highlight == len(themed) and points.projection.n_points == len(themed) + 1
+    assert points.projection.centred and points.projection.normalised == normalize
+    rows = minilm_vectors[list(points.projection.keys)].astype(np.float64)
+    if normalize:
+        rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    xy = points.projection.coordinates
+    np.testing.assert_allclose(xy, _sklearn_pca(rows, xy), atol=PCA_AGREEMENT)
+    d = points.to_dict()
+    assert d["caption"].startswith(f"PCA of {len(themed) + 1} rows, centred, {'' if normalize else 'not '}normalised")
+    assert d["highlight"] == points.highlight and len(d["coordinates"]) == len(d["words"])
+
+
+def test_themed_map_does_not_repeat_a_themed_word(minilm_vectors):
+    points = themed_map(minilm_vectors, "queen")
+    assert points.words.count("queen") == 1 and points.words[points.highlight] == "queen"
+    assert CHOSEN not in points.themes
+
+
+def test_themed_map_on_a_bpe_table_and_its_minimum():
+    rng = np.random.default_rng(0)
+    bpe = Vectors(["Ġking", "Ġqueen", "Ġman", "cat"], rng.normal(size=(4, 8)), name="bpe")
+    points = themed_map(bpe, "cat")
+    assert points.words == ("king", "queen", "man", "cat")
+    assert points.projection.keys == ("Ġking", "Ġqueen", "Ġman", "cat")
+    tiny = Vectors(["Ġking", "cat", "dog"], np.eye(3), name="tiny")
+    with pytest.raises(InvalidValueError, match="tiny holds 2 of the themed words and 'cat'; a map needs >= 3"):
+        themed_map(tiny, "cat")
+
+
+def test_table_slice_is_a_block_of_e(minilm_vectors):
+    block = table_slice(minilm_vectors, start=1000, rows=32, dims=64)
+    np.testing.assert_array_equal(block.values, minilm_vectors.vectors[1000:1032, :64])
+    assert block.keys == tuple(minilm_vectors.index_to_key[1000:1032]) and block.rows == tuple(range(1000, 1032))
+    edge = table_slice(minilm_vectors, start=30520, rows=10, dims=1000)  # cut at the last row and column
+    assert edge.values.shape == (2, 384) and (edge.vocab_size, edge.dim) == (30522, 384)
+    with pytest.raises(InvalidValueError, match="start must be between 0 and 30521; got 30522"):
+        table_slice(minilm_vectors, start=30522)
+    with pytest.raises(InvalidValueError, match="rows must be >= 1; got 0"):
+        table_slice(minilm_vectors, rows=0)
+
+
+def test_neighbourhood_slice_follows_gensim(minilm_vectors, minilm_keyed):
+    block = neighbourhood_slice(minilm_vectors, "king", rows=9, dims=16)
+    assert block.keys == ("king", *[k for k, _ in minilm_keyed.most_similar("king", topn=8)])
+    np.testing.assert_array_equal(block.values, minilm_vectors[list(block.keys)][:, :16])
+    assert neighbourhood_slice(minilm_vectors, "king", rows=1).keys == ("king",)
