@@ -40,6 +40,7 @@ from embedlab.files import atomic_write_text, atomic_writer
 from embedlab.train.checkpoint import load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
 from embedlab.train.distributed import Dist
+from embedlab.train.updates import UPDATE_COUNTS
 from embedlab.vectors.io import Table, write_table
 
 RUN_FILE, CHECKPOINT = "run.json", "checkpoint.pt"
@@ -186,7 +187,7 @@ def _finish(out, config, corpus, job, watched, snapshots, seconds, done_at_start
     table = Table(list(job.keys), np.ascontiguousarray(job.table(), dtype=np.float32), job.counts.tolist())
     write_table(table, out / "vectors.safetensors", "safetensors")
     write_table(table, out / "vectors.txt", "word2vec")
-    with atomic_writer(out / "update_counts.npy", "wb") as f:
+    with atomic_writer(out / UPDATE_COUNTS, "wb") as f:
         np.save(f, counts)
     with atomic_writer(out / "snapshots.safetensors", "wb") as f:
         f.write(safetensors_bytes(
