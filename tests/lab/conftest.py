@@ -47,7 +47,8 @@ def client(lab_run, lab_cache):
 
     from embedlab.lab import create_app
 
-    with TestClient(create_app(["minilm", str(lab_run)], cache=lab_cache), raise_server_exceptions=False) as c:
+    # the same folder the real server uses (EMBEDLAB_CACHE/lab): what one builds, the other reuses
+    with TestClient(create_app(["minilm", str(lab_run)], cache=lab_cache / "lab"), raise_server_exceptions=False) as c:
         yield c
 
 

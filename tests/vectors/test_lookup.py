@@ -12,11 +12,10 @@ import torch
 from sklearn.decomposition import PCA
 
 from embedlab.errors import InvalidValueError
-from embedlab.train.run import DEFAULT_WATCH
+from embedlab.themes import THEMES
 from embedlab.vectors import Vectors
 from embedlab.vectors.lookup import (
     CHOSEN,
-    THEMES,
     lookup_row,
     neighbourhood_slice,
     one_hot_lookup,
@@ -43,10 +42,6 @@ def lesson():
 def minilm_vocab(minilm_dir):
     """MiniLM's vocab.txt: the line number of a piece is its token id."""
     return (minilm_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
-
-
-def test_themes_hold_the_training_watch_list():
-    assert [w for words in THEMES.values() for w in words] == list(DEFAULT_WATCH)
 
 
 def test_words_resolve_to_plain_or_bpe_keys():

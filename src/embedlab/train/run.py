@@ -37,6 +37,7 @@ from embedlab import __version__
 from embedlab.corpora import open_corpus
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.files import atomic_write_text, atomic_writer
+from embedlab.themes import WORDS
 from embedlab.train.checkpoint import load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
 from embedlab.train.distributed import Dist
@@ -46,9 +47,7 @@ from embedlab.vectors.io import Table, write_table
 RUN_FILE, CHECKPOINT = "run.json", "checkpoint.pt"
 SNAPSHOTS = 100  # snapshots of the watched rows per run, besides the one before training
 # Shown when no --watch is given: themed sets whose clusters a 2-D map makes visible.
-DEFAULT_WATCH = ("king queen man woman boy girl father mother son daughter one two three four five "
-                 "monday tuesday friday january march france england paris london red blue green "
-                 "war army water fire").split()  # fmt: skip
+DEFAULT_WATCH = list(WORDS)  # the themed words (embedlab.themes)
 
 
 @dataclass(frozen=True)

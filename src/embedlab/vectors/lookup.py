@@ -20,23 +20,12 @@ import numpy as np
 
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.scratch import one_hot
+from embedlab.themes import THEMES
 from embedlab.vectors.analysis import Projection, project_2d
 from embedlab.vectors.table import Vectors
 
 BPE_SPACE = "Ġ"  # byte-level BPE marks a piece that starts after a space with this character
 
-# Small sets of words that a trained table should place together; the words of
-# embedlab.train.run.DEFAULT_WATCH, in its order, grouped by what they mean.
-THEMES: dict[str, tuple[str, ...]] = {
-    "people": ("king", "queen", "man", "woman", "boy", "girl", "father", "mother", "son", "daughter"),
-    "numbers": ("one", "two", "three", "four", "five"),
-    "days": ("monday", "tuesday", "friday"),
-    "months": ("january", "march"),
-    "places": ("france", "england", "paris", "london"),
-    "colours": ("red", "blue", "green"),
-    "war": ("war", "army"),
-    "elements": ("water", "fire"),
-}
 CHOSEN = "chosen"  # the theme of a looked-up word that is in none of THEMES
 MIN_MAP_POINTS = 3  # fewer points make a map with nothing to compare
 

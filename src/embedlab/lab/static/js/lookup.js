@@ -1,9 +1,6 @@
 // Lookup: a token's row as bars, its place on a 2-D map of themed words, and one-hot × E.
-import { bars, el, field, get, guard, plot } from "./api.js";
+import { THEME_COLOURS, bars, el, field, get, guard, plot } from "./api.js";
 
-// one colour per theme, by its place in the answer's theme_names, so colours hold across tables
-const THEME_COLOURS = ["#2f6fde", "#d9822b", "#2e9d5b", "#b3261e", "#7b4fc9", "#8c6d46", "#d45d9e", "#3a9fb0",
-  "#5b6475"];
 const fmt = (x) => x.toFixed(4);
 
 export async function render(root) {
@@ -46,7 +43,7 @@ export async function render(root) {
       const at = r.themes.flatMap((th, i) => (th === theme ? [i] : []));
       return { type: "scatter", mode: "markers+text", name: theme, x: at.map((i) => r.coordinates[i][0]),
         y: at.map((i) => r.coordinates[i][1]), text: at.map((i) => r.words[i]), customdata: at.map((i) => r.words[i]),
-        textposition: "top center", marker: { size: 9, color: THEME_COLOURS[r.theme_names.indexOf(theme) % THEME_COLOURS.length] } };
+        textposition: "top center", marker: { size: 9, color: THEME_COLOURS[theme] ?? THEME_COLOURS.other } };
     });
     const [x, y] = r.coordinates[r.highlight];
     traces.push({ type: "scatter", mode: "markers", name: `'${r.words[r.highlight]}'`, x: [x], y: [y],

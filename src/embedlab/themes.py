@@ -1,0 +1,34 @@
+"""Themed words: small groups of related words that a trained table should gather together.
+
+    WORDS                 every themed word, in THEMES order (the tokens a training run watches)
+    theme_of("paris")     'places'; a word in no group -> 'other'
+
+The lab colours maps by these groups and `embedlab train` snapshots their rows, so a page and a
+run folder speak of the same words.
+"""
+
+from __future__ import annotations
+
+THEMES: dict[str, tuple[str, ...]] = {
+    "people": ("king", "queen", "man", "woman", "boy", "girl", "father", "mother", "son", "daughter"),
+    "numbers": ("one", "two", "three", "four", "five"),
+    "days": ("monday", "tuesday", "friday"),
+    "months": ("january", "march"),
+    "places": ("france", "england", "paris", "london"),
+    "colours": ("red", "blue", "green"),
+    "war": ("war", "army"),
+    "elements": ("water", "fire"),
+}
+WORDS: tuple[str, ...] = tuple(word for words in THEMES.values() for word in words)
+OTHER = "other"
+
+_THEME_OF = {word: theme for theme, words in THEMES.items() for word in words}
+
+
+def theme_of(word: str) -> str:
+    """The THEMES group of `word`, OTHER for a word in none.
+
+    >>> theme_of("paris"), theme_of("zebra")
+    ('places', 'other')
+    """
+    return _THEME_OF.get(word, OTHER)

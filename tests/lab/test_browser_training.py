@@ -1,0 +1,58 @@
+"""The training simulation in Debian's chromium against a real `embedlab lab` process: Start trains a
+small real run on enwiki-sample, the map and the progress line follow its frames, a click on a word
+shows its row, and the slider scrubs back."""
+
+from __future__ import annotations
+
+import pytest
+
+LIMIT = 30_000  # words: a few snapshots, seconds after enwiki-sample is read (~5 s)
+WAIT_MS = 90_000  # reading the corpus on a busy 2-core machine
+
+# The map's points as drawn: token -> (x, y), from Plotly's own data on the div.
+DRAWN = """() => Object.fromEntries(document.querySelector('#train-map').data.flatMap(
+  (t) => (t.text ?? []).map((word, i) => [word, [t.x[i], t.y[i]]])))"""
+# Where a word's point is on the screen, from Plotly's axes.
+SCREEN = """(word) => { const d = document.querySelector('#train-map');
+  const t = d._fullData.find((t) => t.text.includes(word)); const i = t.text.indexOf(word);
+  const box = d.querySelector('.nsewdrag').getBoundingClientRect();
+  return [box.left + d._fullLayout.xaxis.l2p(t.x[i]), box.top + d._fullLayout.yaxis.l2p(t.y[i])]; }"""
+API = "async (path) => (await fetch(path)).json()"
+
+
+def test_a_run_started_from_the_page_moves_the_map(open_sim):
+    page = open_sim("training", timeout_ms=WAIT_MS)
+    before = page.inner_text("#train-progress")
+    page.select_option("#train-corpus", "enwiki-sample")
+    page.select_option("#train-dim", "8")
+    page.fill("#train-epochs", "1")
+    page.fill("#train-limit", str(LIMIT))
+    page.click("#train-start")
+    page.wait_for_function("t => document.querySelector('#train-progress').innerText !== t", arg=before)
+    page.wait_for_function("() => document.querySelector('#train-progress').innerText.includes('stopped')")
+    assert f"stopped at the limit of {LIMIT:,} words" in page.inner_text("#train-progress")
+    assert "dim 8, enwiki-sample" in page.inner_text("#train-progress")
+
+    state = page.evaluate(API, "/api/training/state")
+    n = state["frame_count"]
+    assert n >= 3 and state["status"] == "stopped"
+    page.wait_for_function(
+        f"() => document.querySelector('#train-frame-label').innerText.startsWith('frame {n} of {n}')"
+    )
+    drawn = page.evaluate(DRAWN)
+    assert set(drawn) == set(state["tokens"])
+    for token, xy in zip(state["tokens"], state["frames"][-1]["coordinates"], strict=True):
+        assert drawn[token] == pytest.approx(xy, rel=1e-9)  # the map shows the last frame's numbers
+
+    page.mouse.click(*page.evaluate(SCREEN, "king"))
+    page.wait_for_function("() => document.querySelector('#train-row-note').innerText.includes('‖row‖')")
+    row = page.evaluate(API, f"/api/training/row?token=king&frame={n - 1}")["row"]
+    assert f"“king” in frame {n}: its 8 numbers" in page.inner_text("#train-row-note")
+    assert page.evaluate("() => document.querySelector('#train-row').data[0].y") == pytest.approx(row, rel=1e-6)
+
+    page.eval_on_selector("#train-frame", "s => { s.value = 0; s.dispatchEvent(new Event('input')); }")
+    page.wait_for_function("() => document.querySelector('#train-frame-label').innerText.startsWith('frame 1 of')")
+    first = page.evaluate(DRAWN)
+    for token, xy in zip(state["tokens"], state["frames"][0]["coordinates"], strict=True):
+        assert first[token] == pytest.approx(xy, rel=1e-9)  # the random start, before any training
+    assert first["king"] != drawn["king"]

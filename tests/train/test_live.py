@@ -1,0 +1,207 @@
+"""The live run (`embedlab.train.live`): real runs on a small corpus in a background thread, stopped by
+request or by a word limit, one at a time, failures as status; and the frame projection, checked
+against scipy's orthogonal Procrustes and against exact rotations of a frame."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from safetensors.numpy import load_file
+from scipy.linalg import orthogonal_procrustes
+
+from embedlab.corpora import GCIDE_PATH
+from embedlab.errors import InvalidValueError, UnknownNameError
+from embedlab.train.config import RunConfig
+from embedlab.train.live import (
+    LiveRun,
+    RunBusyError,
+    align_2d,
+    available_corpora,
+    project_frame,
+)
+from embedlab.train.run import DEFAULT_WATCH
+from embedlab.vectors import Vectors
+from embedlab.vectors.analysis import random_orthogonal
+
+WAIT = 60  # seconds a small run may take on a busy 2-core machine (about 1 s when idle)
+SAME = 1e-9  # float64 coordinates of the same picture reached by different routes
+
+
+def small(**settings) -> RunConfig:
+    return RunConfig(corpus="small", **{"method": "sgns", "dim": 8, "epochs": 1, "threads": 1, **settings})
+
+
+def wait_until(live: LiveRun, done, seconds: float = WAIT):
+    deadline = time.monotonic() + seconds
+    while not done(state := live.state()):
+        assert time.monotonic() < deadline, f"still {state.status} after {seconds} s"
+        time.sleep(0.02)
+    return state
+
+
+def ended(state) -> bool:
+    return state.status != "running"
+
+
+@pytest.fixture
+def live(small_text, tmp_path):
+    run = LiveRun(tmp_path / "training", corpora={"small": small_text, "gone": tmp_path / "missing.txt"})
+    yield run
+    run.close()
+
+
+def test_a_run_streams_frames_of_the_rows_it_trains(live):
+    assert live.state().status == "idle" and live.state().run == 0
+    assert live.start(small()) == 1
+    state = wait_until(live, ended)
+    assert state.status == "finished" and state.message == ""
+    assert state.progress.done == state.progress.total > 50_000 and state.frame_count == len(state.frames) >= 5
+    assert set(state.tokens) <= set(DEFAULT_WATCH) and len(state.tokens) >= 10
+    first, last = state.frames[0], state.frames[-1]
+    assert first.done == 0 and last.done == state.progress.total
+    assert [f.index for f in state.frames] == list(range(state.frame_count))
+    assert all(f.rows.shape == (len(state.tokens), 8) and f.coordinates.shape == (len(state.tokens), 2)
+               for f in state.frames)  # fmt: skip
+    # the frames are the run's own snapshots, and the last one is the table it saved
+    saved = load_file(live.folder / "snapshots.safetensors")
+    np.testing.assert_array_equal(saved["vectors"], np.stack([f.rows for f in state.frames]))
+    table = Vectors.load(live.folder)
+    np.testing.assert_array_equal(last.rows, np.stack([table[t] for t in state.tokens]))
+    np.testing.assert_array_equal(live.frame(2).row(state.tokens[3]), state.frames[2].rows[3])
+    assert live.frame(2).tokens == state.tokens
+    assert [f.index for f in live.state(since=3).frames] == list(range(3, state.frame_count))
+    assert live.state(since=10_000).frames == ()
+
+
+def test_stop_ends_a_run_early(live):
+    live.start(small(epochs=10))
+    wait_until(live, lambda s: s.frame_count >= 2)
+    live.stop(timeout=WAIT)
+    state = live.state()
+    assert state.status == "stopped" and state.message == "stopped on request"
+    assert state.progress.done < state.progress.total
+    assert not (live.folder / "vectors.safetensors").exists()  # stopped, not finished
+
+
+def test_a_word_limit_stops_the_run(live):
+    live.start(small(epochs=5), max_words=25_000)
+    state = wait_until(live, ended)
+    assert state.status == "stopped" and state.message == "stopped at the limit of 25,000 words"
+    assert 25_000 <= state.progress.done < state.progress.total
+    assert state.max_words == 25_000 and state.frames[-1].done <= state.progress.done
+
+
+def test_one_run_at_a_time_and_a_new_run_replaces_the_old_folder(live):
+    live.start(small(epochs=10))
+    first = live.folder
+    with pytest.raises(RunBusyError, match=r"run 1 \(sgns on small\) is still running; stop it"):
+        live.start(small())
+    assert live.state().run == 1  # the refused start changed nothing
+    live.stop(timeout=WAIT)
+    assert first.is_dir()
+    live.start(small(method="cbow", dim=4))
+    state = wait_until(live, ended)
+    assert state.run == 2 and state.status == "finished" and state.config["method"] == "cbow"
+    assert not first.exists() and live.folder.is_dir()
+    assert state.frames[0].rows.shape[1] == 4
+
+
+def test_old_folders_of_ended_processes_go_and_others_stay(live):
+    ended_process = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                                   text=True, check=True)  # fmt: skip
+    stale = live.root / f"{ended_process.stdout.strip()}-1"
+    alive = live.root / f"{os.getppid()}-1"  # a lab in another process that still runs
+    other = live.root / "notes"
+    for folder in (stale, alive, other):
+        folder.mkdir(parents=True)
+    live.start(small())
+    wait_until(live, ended)
+    assert not stale.exists() and alive.is_dir() and other.is_dir()
+
+
+def test_errors_in_the_thread_become_status_failed(live):
+    live.start(small(), watch=["king", "zzqxnotaword"])
+    state = wait_until(live, ended)
+    assert state.status == "failed"
+    assert "'zzqxnotaword' not in the vocabulary" in state.message
+    live.start(RunConfig(corpus="gone", dim=8))  # a corpus file that went away after the lab started
+    state = wait_until(live, ended)
+    assert state.status == "failed" and "neither a built-in name" in state.message and state.frames == ()
+
+
+def test_bad_calls_are_refused_before_anything_runs(live):
+    with pytest.raises(UnknownNameError, match="unknown corpus 'gcide'; known: gone, small"):
+        live.start(RunConfig(corpus="gcide"))
+    with pytest.raises(InvalidValueError, match="max_words must be >= 1; got 0"):
+        live.start(small(), max_words=0)
+    with pytest.raises(InvalidValueError, match="no frames yet"):
+        live.frame(0)
+    assert live.state().status == "idle"
+    live.start(small())
+    state = wait_until(live, ended)
+    with pytest.raises(InvalidValueError, match=f"frame must be between 0 and {state.frame_count - 1}; got 999"):
+        live.frame(999)
+    with pytest.raises(UnknownNameError, match="unknown watched token 'zebra'"):
+        live.frame(0).row("zebra")
+    with pytest.raises(InvalidValueError, match="since must be >= 0"):
+        live.state(since=-1)
+
+
+def test_close_stops_a_running_run(live):
+    live.start(small(epochs=10))
+    wait_until(live, lambda s: s.frame_count >= 1)
+    live.close()
+    assert live.state().status == "stopped"
+
+
+def test_available_corpora_are_the_installed_built_ins():
+    names = available_corpora()
+    assert "enwiki-sample" in names and ("gcide" in names) == GCIDE_PATH.is_file()
+
+
+# ----- the projection ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_align_2d_is_orthogonal_procrustes(seed):
+    rng = np.random.default_rng(seed)
+    points, reference = rng.normal(size=(30, 2)), rng.normal(size=(30, 2))
+    turn, _ = orthogonal_procrustes(points, reference)
+    np.testing.assert_allclose(align_2d(points, reference), points @ turn, atol=SAME)
+
+
+@pytest.mark.parametrize(
+    "change", [np.diag([-1.0, 1.0]), np.diag([1.0, -1.0]), -np.eye(2), np.array([[0.0, 1.0], [1.0, 0.0]])]
+)
+def test_align_2d_undoes_a_flip_or_an_axis_swap(change):
+    points = np.random.default_rng(0).normal(size=(30, 2))
+    np.testing.assert_allclose(align_2d(points @ change, points), points, atol=SAME)
+
+
+@pytest.mark.parametrize("dim", [2, 8, 100])
+def test_a_rotated_frame_maps_to_the_same_picture(dim):
+    rows = np.random.default_rng(dim).normal(size=(30, dim)) * np.linspace(3, 1, dim)  # distinct variances
+    first, variance = project_frame(rows)
+    for seed in range(4):  # a few rotations, some of them mirror the PCA axes
+        rotated = rows @ random_orthogonal(dim, seed).numpy()
+        again, again_variance = project_frame(rotated, previous=first)
+        np.testing.assert_allclose(again, first, atol=1e-8)
+        assert again_variance == pytest.approx(variance, rel=1e-9)
+
+
+def test_signs_do_not_flip_along_a_slow_run():
+    rng = np.random.default_rng(7)
+    rows = rng.normal(size=(30, 8))
+    previous, _ = project_frame(rows)
+    for _ in range(50):  # small steps: each picture must stay near the one before
+        rows = rows + 0.02 * rng.normal(size=rows.shape)
+        current, _ = project_frame(rows, previous)
+        unaligned, _ = project_frame(rows)
+        assert np.abs(current - previous).max() < 0.5 < np.abs(current + previous).max()
+        np.testing.assert_allclose(np.linalg.norm(current, axis=1), np.linalg.norm(unaligned, axis=1), atol=SAME)
+        previous = current
