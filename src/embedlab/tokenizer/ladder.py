@@ -1,0 +1,195 @@
+"""A ladder of byte-level BPE vocabularies (1K, 8K, 32K pieces) on one corpus, trained once and
+kept on disk, with how often each piece occurs in that corpus.
+
+    ladder = VocabularyLadder.open(open_corpus("enwiki-sample"), cache_dir() / "subwords")
+    for split in ladder.split("unhappiness"):          # one Split per size, smallest first
+        [(p.text, p.count) for p in split.pieces]      # [("␣un", 1332), ("ha", 418), ...]
+
+Each size is its own trainer run, but the trainer picks merges without looking at where it will
+stop, so a smaller vocabulary's merges are the first merges of a bigger one (the tests check).
+Hence a word's pieces under 32K are each a run of its pieces under 1K: never more pieces.
+
+Files in the folder, per corpus and size (CORPUS is the corpus's name):
+    CORPUS-SIZE.json          tokenizer.json, readable by FastTokenizer.load
+    CORPUS-SIZE.counts.json   piece id -> occurrences in the corpus (written by FastTokenizer.save)
+    CORPUS-SIZE.meta.json     VocabularyInfo; written last, so its presence means the rest is whole
+Every file is written atomically, and an exclusive lock on CORPUS.lock makes a second process (or
+thread) that opens the same ladder wait for the first one's training and then load its files.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from embedlab.corpora import Corpus
+from embedlab.errors import InvalidValueError, check_int
+from embedlab.files import atomic_write_text
+from embedlab.tokenizer.bpe import bytes_to_unicode
+from embedlab.tokenizer.fast import FastTokenizer
+from embedlab.tokenizer.vocab import band
+
+log = logging.getLogger("embedlab")
+
+SIZES = (1_000, 8_000, 32_000)  # the lesson's ladder: tiny, BERT-like, Llama-like
+MAX_SIZE = 100_000  # enwiki-sample supports about 67K merges; more would only add unseen pieces
+
+_BYTE_OF = {stand_in: b for b, stand_in in bytes_to_unicode().items()}  # "Ġ" -> 0x20
+_VISIBLE = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"})
+
+
+def piece_bytes(piece: str) -> bytes:
+    """The bytes a byte-level piece stands for.
+
+    >>> piece_bytes("Ġcat")
+    b' cat'
+    """
+    try:
+        return bytes(_BYTE_OF[c] for c in piece)
+    except KeyError as err:
+        raise InvalidValueError(f"{piece!r} is not a byte-level piece: {err.args[0]!r} stands for no byte") from None
+
+
+def readable(piece: str) -> str:
+    """A byte-level piece as text a person can read: a space is "␣" (the vocabulary stores it as
+    "Ġ"), and a byte that is only part of a UTF-8 character is written \\xNN.
+
+    >>> readable("Ġcat"), readable("Ã")
+    ('␣cat', '\\\\xc3')
+    """
+    return piece_bytes(piece).decode("utf-8", errors="backslashreplace").translate(_VISIBLE)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One piece of a split text."""
+
+    piece: str  # as the vocabulary stores it (GPT-2's byte stand-ins: "Ġ" is a space)
+    text: str  # readable(piece)
+    id: int
+    count: int  # occurrences when the whole corpus is encoded with this vocabulary
+    band: str  # vocab.band(count): "very frequent" ... "rare"
+
+
+@dataclass(frozen=True)
+class Split:
+    """A text's pieces under one vocabulary of the ladder."""
+
+    size: int  # vocab_size asked for
+    vocab_size: int  # vocab_size reached (less than `size` on a corpus with fewer possible merges)
+    pieces: list[Piece]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class VocabularyInfo:
+    """How one vocabulary of a ladder was made (CORPUS-SIZE.meta.json)."""
+
+    corpus: str
+    size: int  # asked for
+    vocab_size: int  # reached
+    lines: int  # corpus lines it was trained on and counted over
+    train_seconds: float  # BPE training
+    count_seconds: float  # encoding the corpus once to count the pieces
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class VocabularyLadder:
+    """Byte-level BPE tokenizers of several sizes on one corpus, with their piece counts."""
+
+    def __init__(self, corpus: str, tokenizers: dict[int, FastTokenizer], infos: dict[int, VocabularyInfo]) -> None:
+        self.corpus = corpus
+        self.tokenizers = tokenizers  # size asked for -> tokenizer (counts loaded), ascending
+        self.infos = infos  # size asked for -> how it was made
+
+    @classmethod
+    def open(cls, corpus: Corpus, folder: str | Path, sizes: tuple[int, ...] = SIZES) -> VocabularyLadder:
+        """Load the ladder from `folder`, training and saving first the sizes not stored there.
+
+        Files are named after `corpus.name`: two different corpora must not share a name and a folder.
+        """
+        sizes = _check_sizes(sizes)
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        with _exclusive(folder / f"{corpus.name}.lock"):
+            missing = [size for size in sizes if stored(folder, corpus.name, size) is None]
+            if missing:
+                lines = list(corpus)  # read once for every size (enwiki-sample: 2.9M characters)
+                for size in missing:
+                    _train(corpus.name, lines, size, folder)
+        infos = {size: stored(folder, corpus.name, size) for size in sizes}
+        tokenizers = {size: FastTokenizer.load(_file(folder, corpus.name, size, "json")) for size in sizes}
+        return cls(corpus.name, tokenizers, infos)
+
+    def split(self, text: str, leading_space: bool = True) -> list[Split]:
+        """`text`'s pieces under each vocabulary, smallest vocabulary first.
+
+        leading_space: encode " " + text, as a word stands in running text. Byte-level BPE learns
+        "Ġword" (after a space) apart from "word" (at the start of a line), and the first is the
+        common one.
+        """
+        if not isinstance(text, str):
+            raise InvalidValueError(f"text must be a string; got {type(text).__name__}")
+        text = " " + text if leading_space else text
+        splits = []
+        for size, tokenizer in self.tokenizers.items():
+            pieces = []
+            for i in tokenizer.encode(text):
+                piece, count = tokenizer.piece(i), tokenizer.counts[i]
+                pieces.append(Piece(piece, readable(piece), i, count, band(count)))
+            splits.append(Split(size, tokenizer.vocab_size, pieces))
+        return splits
+
+
+def stored(folder: str | Path, corpus: str, size: int) -> VocabularyInfo | None:
+    """How the stored vocabulary of `corpus` and `size` was made, or None if it is not (all) there."""
+    try:
+        meta = _file(Path(folder), corpus, size, "meta.json").read_text(encoding="utf-8")
+        info = VocabularyInfo(**json.loads(meta))
+    except (OSError, ValueError, TypeError):
+        return None  # missing, or from another version of this module: train again
+    return info if _file(Path(folder), corpus, size, "json").is_file() else None
+
+
+def _train(corpus: str, lines: list[str], size: int, folder: Path) -> VocabularyInfo:
+    start = time.perf_counter()
+    tokenizer = FastTokenizer.train(lines, vocab_size=size)
+    trained = time.perf_counter()
+    tokenizer.count_pieces(lines)
+    counted = time.perf_counter()
+    tokenizer.save(_file(folder, corpus, size, "json"))  # with the counts beside it
+    info = VocabularyInfo(corpus, size, tokenizer.vocab_size, len(lines), trained - start, counted - trained)
+    atomic_write_text(_file(folder, corpus, size, "meta.json"), json.dumps(info.to_dict()))  # last: marks the set whole
+    log.info("subword vocabulary %s-%d: %d pieces, trained in %.1f s", corpus, size, info.vocab_size,
+             info.train_seconds)  # fmt: skip
+    return info
+
+
+def _file(folder: Path, corpus: str, size: int, ending: str) -> Path:
+    """folder/CORPUS-SIZE.ending (not Path.with_suffix: a corpus named "notes.txt" has a dot)."""
+    return folder / f"{corpus}-{size}.{ending}"
+
+
+def _check_sizes(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    sizes = tuple(check_int("size", s, low=257, high=MAX_SIZE) for s in sizes)  # 256 bytes + one merge
+    if not sizes or list(sizes) != sorted(set(sizes)):
+        raise InvalidValueError(f"sizes must be distinct and ascending; got {sizes}")
+    return sizes
+
+
+@contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (made if missing) until the block ends."""
+    with path.open("a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)  # released when the file closes, even if the holder dies
+        yield

@@ -1,0 +1,101 @@
+"""The subword explorer's API: pieces under the 1K/8K/32K ladder trained once on enwiki-sample and
+read back from the lab's cache folder, and bad input as 4xx JSON naming the limit."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from fastapi.testclient import TestClient
+from tokenizers import decoders
+
+import embedlab.corpora
+from embedlab.lab import create_app
+from embedlab.tokenizer import FastTokenizer
+from embedlab.tokenizer.ladder import SIZES, VocabularyLadder
+
+
+@pytest.fixture(scope="module")
+def trained(client):
+    """The cache folder's subword vocabularies, trained (if no test did it before) by one request."""
+    assert client.get("/api/subwords/split", params={"text": "the"}).status_code == 200
+    return client.app.state.lab.cache_dir / "subwords"
+
+
+@pytest.mark.parametrize("text, leading_space", [("unhappiness", True), ("naïve café", False)])
+def test_split_gives_each_vocabularys_pieces(client, trained, text, leading_space):
+    r = client.get("/api/subwords/split", params={"text": text, "leading_space": leading_space}).json()
+    assert (r["corpus"], r["text"], r["leading_space"]) == ("enwiki-sample", text, leading_space)
+    assert [(v["size"], v["vocab_size"]) for v in r["vocabularies"]] == [(s, s) for s in SIZES]
+    encoded = (" " if leading_space else "") + text
+    for v in r["vocabularies"]:
+        stored = FastTokenizer.load(trained / f"enwiki-sample-{v['size']}.json")
+        assert decoders.ByteLevel().decode([p["piece"] for p in v["pieces"]]) == encoded
+        assert [p["id"] for p in v["pieces"]] == stored.encode(encoded)
+        assert [p["count"] for p in v["pieces"]] == [stored.counts[p["id"]] for p in v["pieces"]]
+    lengths = [len(v["pieces"]) for v in r["vocabularies"]]
+    assert lengths == sorted(lengths, reverse=True)
+
+
+def test_vocabularies_say_what_is_trained_and_how_long_it_took(client, trained):
+    r = client.get("/api/subwords/vocabularies").json()
+    assert r["sizes"] == list(SIZES) and r["default"] == "enwiki-sample" and r["max_text"] == 100
+    corpora = {c["name"]: c for c in r["corpora"]}
+    assert set(corpora) == set(embedlab.corpora.CORPORA)
+    assert corpora["gcide"]["available"] == embedlab.corpora.GCIDE_PATH.is_file()
+    wiki = corpora["enwiki-sample"]
+    assert wiki["available"] and wiki["missing"] is None
+    for v in wiki["vocabularies"]:
+        assert v["trained"] and v["vocab_size"] == v["size"] and v["train_seconds"] > 0
+        assert (trained / f"enwiki-sample-{v['size']}.meta.json").is_file()
+
+
+def test_a_new_server_loads_the_cached_vocabularies(lab_run, trained, monkeypatch):
+    times = {f.name: f.stat().st_mtime_ns for f in trained.iterdir()}
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a cached vocabulary was trained again")
+
+    monkeypatch.setattr(FastTokenizer, "train", no_training)
+    opened = []
+    real_open = VocabularyLadder.open.__func__
+    monkeypatch.setattr(VocabularyLadder, "open", classmethod(lambda cls, *a: opened.append(1) or real_open(cls, *a)))
+    app = create_app([str(lab_run)], cache=trained.parent)
+    with TestClient(app) as fresh:
+        answers = []
+        threads = [threading.Thread(target=lambda: answers.append(
+            fresh.get("/api/subwords/split", params={"text": "embedding"}).status_code)) for _ in range(4)]  # fmt: skip
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert answers == [200] * 4
+    assert opened == [1]  # four concurrent first requests, one ladder
+    assert {f.name: f.stat().st_mtime_ns for f in trained.iterdir()} == times
+
+
+def test_a_missing_corpus_is_a_400_naming_the_package(client, monkeypatch, tmp_path):
+    monkeypatch.setattr(embedlab.corpora, "GCIDE_PATH", tmp_path / "gcide.dict.dz")
+    r = client.get("/api/subwords/split", params={"text": "cat", "corpus": "gcide"})
+    assert r.status_code == 400 and "apt-get install dict-gcide" in r.json()["error"]
+    gcide = next(c for c in client.get("/api/subwords/vocabularies").json()["corpora"] if c["name"] == "gcide")
+    assert not gcide["available"] and "dict-gcide" in gcide["missing"]
+
+
+@pytest.mark.parametrize(
+    "params, status, message",
+    [
+        ({}, 422, "text: Field required"),
+        ({"text": ""}, 422, "text: String should have at least 1 character"),
+        ({"text": "x" * 101}, 422, "text: String should have at most 100 characters"),
+        ({"text": "cat", "corpus": "nope"}, 404, "unknown corpus 'nope'; known: enwiki-sample, gcide"),
+        ({"text": "cat", "corpus": "/etc/passwd"}, 404, "unknown corpus '/etc/passwd'; known: enwiki-sample, gcide"),
+        ({"text": "cat", "corpus": "x" * 51}, 422, "corpus: String should have at most 50 characters"),
+        ({"text": "cat", "leading_space": "maybe"}, 422, "leading_space: "),
+    ],
+)
+def test_bad_input_is_a_4xx_naming_the_limit(client, params, status, message):
+    r = client.get("/api/subwords/split", params=params)
+    assert r.status_code == status
+    assert r.json()["error"].startswith(message)
+    assert "Traceback" not in r.text
