@@ -72,6 +72,17 @@ def test_messages_name_a_run_table_not_its_path(client, lab_run):
     assert r.status_code == 404 and "keys of wiki-run" in r.json()["error"] and str(lab_run) not in r.text
 
 
+def test_a_table_that_does_not_load_is_a_400_without_its_path(tmp_path):
+    from fastapi.testclient import TestClient
+
+    broken = tmp_path / "not-a-table"
+    broken.mkdir()
+    with TestClient(create_app([str(broken)], cache=tmp_path / "cache")) as client:
+        r = client.get("/api/geometry/neighbors", params={"table": "not-a-table", "word": "king"})
+    assert r.status_code == 400 and "table 'not-a-table' could not be loaded" in r.json()["error"]
+    assert str(tmp_path) not in r.text
+
+
 def test_unknown_vectors_at_start_are_refused():
     with pytest.raises(MissingDataError, match="neither a built-in table"):
         create_app(["no/such/table"])

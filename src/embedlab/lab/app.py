@@ -68,7 +68,11 @@ class Lab:
         return self.service(f"table:{name}", lambda: self._load(name))
 
     def _load(self, name: str) -> Vectors:
-        vectors = Vectors.load(self.paths[name])
+        try:
+            vectors = Vectors.load(self.paths[name])
+        except EmbedlabError as err:  # its message names the server's path: log it, tell the client less
+            log.error("table %r: %s", name, err)
+            raise MissingDataError(f"table {name!r} could not be loaded (the server log says why)") from None
         vectors.name = name  # messages name the table as the client knows it, never by its path
         return vectors
 
