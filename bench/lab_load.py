@@ -36,13 +36,25 @@ import httpx
 MAX_CLIENTS = 64
 MAX_SECONDS = 300
 
-# (name, path, query parameters): the endpoints a page calls, with the table "minilm".
+# (name, path, query parameters): what the pages ask for, on the table "minilm".
 REQUESTS = [
     ("tables", "/api/tables", {}),
+    ("lookup/row", "/api/lookup/row", {"table": "minilm", "token": "king"}),
+    ("lookup/map", "/api/lookup/map", {"table": "minilm", "token": "king"}),
+    ("lookup/onehot", "/api/lookup/onehot", {"table": "minilm", "token": "king"}),
+    ("size", "/api/size", {"vocab_size": 50257, "dim": 768, "positions": "learned", "max_len": 1024}),
+    ("size/slice", "/api/size/slice", {"table": "minilm", "start": 2000, "rows": 32, "dims": 64}),
+    ("recipe", "/api/recipe", {"recipe": "bert", "text": "the cat sat on the mat", "index": 2, "position": 40}),
+    ("patches/patch", "/api/patches/patch", {"patch_size": 16, "row": 7, "col": 7}),
+    ("tying", "/api/tying", {"table": "minilm", "a": "cat", "b": "queen", "t": 0.5}),
+    ("scale", "/api/scale", {"d_model": 512, "scale": "sqrt_d"}),
+    ("training/state", "/api/training/state", {}),
+    ("subwords", "/api/subwords/split", {"text": "unhappiness"}),
     ("neighbors", "/api/geometry/neighbors", {"table": "minilm", "word": "king", "k": 10}),
     ("analogy", "/api/geometry/analogy", {"table": "minilm", "expression": "paris - france + italy", "k": 5}),
     ("pair", "/api/geometry/pair", {"table": "minilm", "a": "cat", "b": "dog"}),
-    ("size", "/api/size", {"vocab_size": 50257, "dim": 768, "positions": "learned", "max_len": 1024}),
+    ("gradients/steps", "/api/gradients/steps", {"first": "2 2 5", "second": "5 7"}),
+    ("attention", "/api/attention", {"text": "the cat sat on the mat because it was tired", "head": 3}),
 ]
 
 
@@ -169,9 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
     else:
         print(f"{result['clients']} clients, {result['seconds']:.1f} s, {result['requests_per_s']:.1f} requests/s")
-        print(f"{'endpoint':<14}{'requests':>9}{'p50 ms':>9}{'p95 ms':>9}{'4xx':>6}{'5xx':>6}")
+        print(f"{'endpoint':<18}{'requests':>9}{'p50 ms':>9}{'p95 ms':>9}{'4xx':>6}{'5xx':>6}")
         for name, r in [*result["endpoints"].items(), ("overall", result["overall"])]:
-            print(f"{name:<14}{r['requests']:>9}{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}{r['4xx']:>6}{r['5xx']:>6}")
+            print(f"{name:<18}{r['requests']:>9}{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}{r['4xx']:>6}{r['5xx']:>6}")
         for failure in result["failures"][:5]:
             print("failed:", failure)
     bad = result["overall"].get("5xx", 0) + len(result["failures"])
