@@ -10,7 +10,7 @@ from itertools import islice
 import pytest
 
 from embedlab import corpora
-from embedlab.corpora import open_corpus
+from embedlab.corpora import CORPORA, missing_corpora, open_corpus
 from embedlab.errors import InvalidValueError, MissingDataError
 
 STREAM_PEAK_BYTES = 8 * 2**20  # the cleaned gcide text is ~27 MB; a stream holds one entry at a time
@@ -60,3 +60,11 @@ def test_missing_and_empty_corpora(tmp_path, monkeypatch):
     monkeypatch.setattr(corpora, "GCIDE_PATH", tmp_path / "absent.dict.dz")
     with pytest.raises(MissingDataError, match="apt-get install dict-gcide"):
         open_corpus("gcide")
+
+
+def test_missing_corpora_names_what_to_install(monkeypatch, tmp_path):
+    missing = missing_corpora()
+    assert set(missing) == set(CORPORA) and missing["enwiki-sample"] is None
+    assert (missing["gcide"] is None) == corpora.GCIDE_PATH.is_file()
+    monkeypatch.setattr(corpora, "GCIDE_PATH", tmp_path / "no-gcide.dict.dz")  # as on a machine without it
+    assert "apt-get install dict-gcide" in missing_corpora()["gcide"]

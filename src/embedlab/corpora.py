@@ -59,6 +59,18 @@ def open_corpus(name_or_path: str | Path) -> Corpus:
 CORPORA = ("enwiki-sample", "gcide")
 
 
+def missing_corpora() -> dict[str, str | None]:
+    """Each built-in corpus -> None if it can be read here, else the message saying what to install."""
+    missing = {}
+    for name in CORPORA:
+        try:
+            open_corpus(name)
+            missing[name] = None
+        except MissingDataError as err:
+            missing[name] = str(err)
+    return missing
+
+
 # ----- any text file -------------------------------------------------------------------------
 
 

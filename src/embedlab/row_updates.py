@@ -30,7 +30,7 @@ import torch
 from torch import nn
 
 from embedlab.errors import InvalidValueError, check_float, check_ids, check_int
-from embedlab.scratch import Embedding, row_gradient
+from embedlab.scratch import Embedding, RowGradient, row_gradient
 
 # name -> (optimizer factory given the parameters and the learning rate, whether it needs sparse gradients)
 OPTIMIZERS: dict[str, tuple[Callable[..., torch.optim.Optimizer], bool]] = {
@@ -77,9 +77,7 @@ class BatchGradient:
 
     def dense(self) -> np.ndarray:
         """(V, D) dE with the zero rows filled in."""
-        dense = np.zeros_like(self.table)
-        dense[self.rows] = self.values
-        return dense
+        return RowGradient(self.rows, self.values, len(self.table)).to_dense()
 
     def to_dict(self) -> dict:
         return {

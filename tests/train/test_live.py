@@ -21,7 +21,6 @@ from embedlab.train.live import (
     LiveRun,
     RunBusyError,
     align_2d,
-    available_corpora,
     project_frame,
 )
 from embedlab.train.run import DEFAULT_WATCH
@@ -159,9 +158,8 @@ def test_close_stops_a_running_run(live):
     assert live.state().status == "stopped"
 
 
-def test_available_corpora_are_the_installed_built_ins():
-    names = available_corpora()
-    assert "enwiki-sample" in names and ("gcide" in names) == GCIDE_PATH.is_file()
+def test_by_default_it_trains_on_the_installed_built_ins(tmp_path):
+    assert set(LiveRun(tmp_path).corpora) == {"enwiki-sample"} | ({"gcide"} if GCIDE_PATH.is_file() else set())
 
 
 # ----- the projection ------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from fastapi_offline import FastAPIOffline
 
 from embedlab.data import MODELS, cache_dir
 from embedlab.errors import EmbedlabError, MissingDataError, UnknownNameError, unknown_name
+from embedlab.pipeline import Pipeline
 from embedlab.vectors import Vectors
 
 log = logging.getLogger("embedlab")
@@ -75,6 +76,10 @@ class Lab:
             raise MissingDataError(f"table {name!r} could not be loaded (the server log says why)") from None
         vectors.name = name  # messages name the table as the client knows it, never by its path
         return vectors
+
+    def pipeline(self, model: str = "minilm") -> Pipeline:
+        """A built-in model's tokenizer and trained input embedding, loaded once for every simulation."""
+        return self.service(f"pipeline:{model}", lambda: Pipeline.load(model))
 
     def service(self, name: str, factory: Callable[[], Any]) -> Any:
         """The object registered as `name`, made by `factory()` the first time it is asked for.

@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from embedlab.corpora import CORPORA, open_corpus
-from embedlab.errors import EmbedlabError, InvalidValueError, MissingDataError, check_int, unknown_name
+from embedlab.corpora import missing_corpora
+from embedlab.errors import EmbedlabError, InvalidValueError, check_int, unknown_name
 from embedlab.themes import theme_of
 from embedlab.train.config import RunConfig
 from embedlab.train.run import Progress, train
@@ -48,18 +48,6 @@ STATUSES = ("idle", "running", "stopped", "finished", "failed")
 
 class RunBusyError(EmbedlabError):
     """A run was started while another one is running."""
-
-
-def available_corpora() -> dict[str, str]:
-    """The built-in corpora installed here, name -> name: enwiki-sample always, gcide with dict-gcide."""
-    names = {}
-    for name in CORPORA:
-        try:
-            open_corpus(name)
-        except MissingDataError:
-            continue
-        names[name] = name
-    return names
 
 
 def align_2d(points: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -140,7 +128,9 @@ class LiveRun:
 
     def __init__(self, root: str | Path, corpora: Mapping[str, str | Path] | None = None) -> None:
         self.root = Path(root)
-        self.corpora = dict(available_corpora() if corpora is None else corpora)  # name -> source
+        if corpora is None:  # the built-in corpora installed here, by their own names
+            corpora = {name: name for name, missing in missing_corpora().items() if missing is None}
+        self.corpora = dict(corpora)  # name -> source
         self._lock = threading.Lock()  # guards everything below
         self._run = 0
         self._status, self._message = "idle", ""
@@ -245,9 +235,9 @@ class LiveRun:
                            on_snapshot=on_snapshot, should_stop=should_stop)  # fmt: skip
         except EmbedlabError as err:
             self._end("failed", str(err))
-        except Exception as err:  # an unexpected bug: the page shows it, the log keeps the traceback
+        except Exception:  # an unexpected bug: the traceback goes to the log, the page gets no internals
             log.exception("live training run failed")
-            self._end("failed", f"{type(err).__name__}: {err}")
+            self._end("failed", "internal error (see the server log)")
         else:
             if result.status == "finished":
                 self._end("finished", "")

@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 
 from embedlab.bridge import AttentionBridge
+from embedlab.data import model_dir
+from embedlab.pretrained import load_query_key
 
 router = APIRouter(prefix="/api/attention", tags=["attention"])
 
@@ -24,5 +26,7 @@ def attention(
 ) -> dict:
     """Layer 0's q·k/√d_k and q·k for head `head` on the sentence's input embeddings, both
     softmaxes with each row's entropy and largest weight, and every head's averages of those."""
-    bridge = request.app.state.lab.service(f"attention:{MODEL}", lambda: AttentionBridge.load(MODEL))
+    lab = request.app.state.lab
+    bridge = lab.service(f"attention:{MODEL}",
+                         lambda: AttentionBridge(lab.pipeline(MODEL), load_query_key(model_dir(MODEL))))  # fmt: skip
     return bridge.compare(text, max_tokens=MAX_TOKENS).to_dict(head)

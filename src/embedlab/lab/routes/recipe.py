@@ -11,10 +11,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from embedlab.data import model_dir
 from embedlab.errors import InvalidValueError
 from embedlab.pipeline import Pipeline
-from embedlab.pretrained import load_input_embedding, load_tokenizer
 
 router = APIRouter(prefix="/api/recipe", tags=["recipe"])
 
@@ -26,12 +24,10 @@ MAX_POSITION = 4999  # the longest table served (transformer: 5000 sinusoid rows
 
 
 def pipeline(request: Request, name: str) -> Pipeline:
-    """The recipe's pipeline, built once per app; bert shares MiniLM's InputEmbedding service."""
+    """The recipe's pipeline, built once per app; bert is MiniLM's own (shared with other simulations)."""
     lab = request.app.state.lab
     if name == "bert":
-        folder = model_dir("minilm")
-        return lab.service("recipe:bert", lambda: Pipeline(
-            load_tokenizer(folder), lab.service("minilm-input", lambda: load_input_embedding(folder))))  # fmt: skip
+        return lab.pipeline("minilm")
     return lab.service(f"recipe:{name}", lambda: Pipeline.fresh(name, "minilm", seed=SEED))
 
 

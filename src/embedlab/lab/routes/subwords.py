@@ -11,8 +11,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from embedlab.corpora import CORPORA, open_corpus
-from embedlab.errors import MissingDataError, unknown_name
+from embedlab.corpora import CORPORA, missing_corpora, open_corpus
+from embedlab.errors import unknown_name
 from embedlab.tokenizer.ladder import SIZES, VocabularyLadder, stored
 
 router = APIRouter(prefix="/api/subwords", tags=["subwords"])
@@ -29,12 +29,7 @@ def vocabularies(request: Request) -> dict:
     """The built-in corpora, whether each can be read here, and which ladder sizes are trained."""
     folder = request.app.state.lab.cache_dir / "subwords"
     corpora = []
-    for name in CORPORA:
-        try:
-            open_corpus(name)
-            missing = None
-        except MissingDataError as err:
-            missing = str(err)
+    for name, missing in missing_corpora().items():
         infos = {size: stored(folder, name, size) for size in SIZES}
         corpora.append({"name": name, "available": missing is None, "missing": missing,
                         "vocabularies": [{"size": s, "trained": i is not None, **(i.to_dict() if i else {})}
