@@ -23,7 +23,7 @@ import statistics
 import time
 from itertools import islice
 
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
 from embedlab.tokenizer.bpe import BPE
 from embedlab.tokenizer.fast import FastTokenizer
 

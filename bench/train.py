@@ -52,7 +52,7 @@ import numpy as np
 import torch
 from gensim.models import Word2Vec
 
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
 from embedlab.train import Word2VecConfig, WordVocab, train_epochs, words
 from embedlab.vectors import Vectors
 from embedlab.vectors.evaluate import evaluate_all

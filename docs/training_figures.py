@@ -30,10 +30,10 @@ import numpy as np
 import torch
 from safetensors import safe_open
 
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
+from embedlab.models.lm import LMConfig, TinyLM
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import count_words
-from embedlab.train.lm import LMConfig, TinyLM
 from embedlab.train.run import train
 from embedlab.train.sgns import init_tables
 from embedlab.vectors import Vectors

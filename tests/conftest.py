@@ -16,7 +16,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 @pytest.fixture(scope="session")
 def minilm_dir():
-    from embedlab.data import model_dir
+    from embedlab.data.models import model_dir
 
     return model_dir("minilm")
 
@@ -71,7 +71,7 @@ def minilm_keyed(minilm_vectors):
 def wiki_text(tmp_path_factory):
     """enwiki-sample's lines as a text file: the same words, so the same tables (tests/train/test_run.py
     checks this), without parsing the XML dump again (~5 s) for every training run."""
-    from embedlab.corpora import open_corpus
+    from embedlab.data.corpora import open_corpus
 
     path = tmp_path_factory.getbasetemp() / "enwiki-sample.txt"
     path.write_text("".join(f"{line}\n" for line in open_corpus("enwiki-sample")), encoding="utf-8")

@@ -8,12 +8,20 @@ Shape notation, used in every docstring:
 
 A shape is written `(B, T) int64 -> (B, T, D)`; `...` stands for any leading dimensions.
 
-Modules:
+Packages and modules, lowest first (the data flow of DESIGN.md):
+    embedlab.errors     EmbedlabError and its subclasses; checks that name the bad value
+    embedlab.files      atomic writes; the cache folder
     embedlab.scratch    the lessons' math in NumPy: lookup, one-hot × E, dE = Hᵀ G, SGD on rows
-    embedlab.layers     PyTorch modules: token, position, segment, recipes, patches, head
-    embedlab.pretrained HuggingFace-format folders -> layers (safetensors only)
     embedlab.sizing     parameter and memory arithmetic, model presets
-    embedlab.data       built-in models found by name
+    embedlab.data       everything built in, found by name: models, corpora, benchmarks, images, themes
+    embedlab.layers     PyTorch modules, one concept each: token, position, segment, recipes, patch, head
+    embedlab.models     whole models from layers: HuggingFace folders, the input pipeline, TinyLM
+    embedlab.tokenizer  reference BPE, HuggingFace tokenizers behind one interface, word vocabularies
+    embedlab.vectors    Vectors: neighbours, analogies, benchmarks, analysis, file formats
+    embedlab.train      training runs: RunConfig, jobs (word2vec, lm), checkpoints, resume, ranks
+    embedlab.sims       the library side of each lab page
+    embedlab.lab        the web lab (FastAPI)
+    embedlab.cli        the `embedlab` command (Typer); `python -m embedlab` runs it too
 """
 
 import os

@@ -1,4 +1,10 @@
-"""Writing files so that a crash never leaves a half-written one: temporary name, then rename."""
+"""Writing files so that a crash never leaves a half-written one (temporary name, then rename), and
+the folder where data built once is kept.
+
+    atomic_write_text(path, text)        readers see the old file or the new one, never a part
+    with atomic_writer(path, "wb") as f  the same for a stream
+    cache_dir()                          $EMBEDLAB_CACHE, else $XDG_CACHE_HOME/embedlab, else ~/.cache/embedlab
+"""
 
 from __future__ import annotations
 
@@ -49,3 +55,11 @@ def atomic_writer(path: str | Path, mode: str = "wb") -> Iterator[IO]:
         if isinstance(err, OSError):  # name the file the caller asked for, not the temporary one
             raise OSError(err.errno, err.strerror, str(path)) from err
         raise
+
+
+def cache_dir() -> Path:
+    """The folder for data built once and reused (created on first use by whoever writes there)."""
+    if os.environ.get("EMBEDLAB_CACHE"):
+        return Path(os.environ["EMBEDLAB_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "embedlab"

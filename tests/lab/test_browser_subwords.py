@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from embedlab.tokenizer.ladder import SIZES
+from embedlab.sims.subwords import SIZES
 
 
 def test_subwords_split_a_newly_typed_word(open_sim):

@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch import nn
 
-from embedlab.row_updates import start_table, targets
+from embedlab.sims.gradients import start_table, targets
 
 EXACT64 = 1e-12  # float64 sums of a few terms, in torch's order vs ours
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from embedlab.vectors.lookup import THEMES, themed_keys
+from embedlab.sims.lookup import THEMES, themed_keys
 
 KING = {"table": "minilm", "token": "king"}
 

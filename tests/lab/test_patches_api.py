@@ -10,8 +10,8 @@ import pytest
 from PIL import Image
 from sklearn.datasets import load_sample_image
 
-from embedlab.images import seeded_patch_embedding
 from embedlab.layers.patch import PatchEmbedding
+from embedlab.sims.patches import seeded_patch_embedding
 
 # The route's conv runs in float32; the oracle's matmul in float64 over ≤ 3,072 terms of size ≤ 1.
 EMBED_ATOL = 1e-5

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from embedlab.pipeline import Pipeline
+from embedlab.models.pipeline import Pipeline
 
 FP32 = 1e-5  # float32 LayerNorm against transformers
 

@@ -9,10 +9,10 @@ import pytest
 from fastapi.testclient import TestClient
 from tokenizers import decoders
 
-import embedlab.corpora
+import embedlab.data.corpora
 from embedlab.lab import create_app
+from embedlab.sims.subwords import SIZES, VocabularyLadder
 from embedlab.tokenizer import FastTokenizer
-from embedlab.tokenizer.ladder import SIZES, VocabularyLadder
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +41,8 @@ def test_vocabularies_say_what_is_trained_and_how_long_it_took(client, trained):
     r = client.get("/api/subwords/vocabularies").json()
     assert r["sizes"] == list(SIZES) and r["default"] == "enwiki-sample" and r["max_text"] == 100
     corpora = {c["name"]: c for c in r["corpora"]}
-    assert set(corpora) == set(embedlab.corpora.CORPORA)
-    assert corpora["gcide"]["available"] == embedlab.corpora.GCIDE_PATH.is_file()
+    assert set(corpora) == set(embedlab.data.corpora.CORPORA)
+    assert corpora["gcide"]["available"] == embedlab.data.corpora.GCIDE_PATH.is_file()
     wiki = corpora["enwiki-sample"]
     assert wiki["available"] and wiki["missing"] is None
     for v in wiki["vocabularies"]:
@@ -75,7 +75,7 @@ def test_a_new_server_loads_the_cached_vocabularies(lab_run, trained, monkeypatc
 
 
 def test_a_missing_corpus_is_a_400_naming_the_package(client, monkeypatch, tmp_path):
-    monkeypatch.setattr(embedlab.corpora, "GCIDE_PATH", tmp_path / "gcide.dict.dz")
+    monkeypatch.setattr(embedlab.data.corpora, "GCIDE_PATH", tmp_path / "gcide.dict.dz")
     r = client.get("/api/subwords/split", params={"text": "cat", "corpus": "gcide"})
     assert r.status_code == 400 and "apt-get install dict-gcide" in r.json()["error"]
     gcide = next(c for c in client.get("/api/subwords/vocabularies").json()["corpora"] if c["name"] == "gcide")

@@ -10,10 +10,10 @@ import pytest
 from fastapi.testclient import TestClient
 from scipy.linalg import orthogonal_procrustes
 
-from embedlab.corpora import GCIDE_PATH
+from embedlab.data.corpora import GCIDE_PATH
+from embedlab.data.themes import theme_of
 from embedlab.lab import create_app
-from embedlab.themes import theme_of
-from embedlab.train.live import LiveRun
+from embedlab.sims.training import LiveRun
 from embedlab.vectors import Vectors
 
 WAIT = 60  # seconds a run on 3,000 lines may take on a busy machine (about 1 s when idle)

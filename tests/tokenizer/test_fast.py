@@ -6,7 +6,7 @@ from itertools import islice
 
 import pytest
 
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError, MissingDataError
 from embedlab.tokenizer.bpe import BPE
 from embedlab.tokenizer.fast import FastTokenizer

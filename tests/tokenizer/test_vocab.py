@@ -7,7 +7,7 @@ from itertools import islice
 
 import pytest
 
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError
 from embedlab.tokenizer.bpe import BPE
 from embedlab.tokenizer.fast import FastTokenizer

@@ -12,7 +12,7 @@ from itertools import islice
 import numpy as np
 import pytest
 
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError
 from embedlab.train.corpus import MAX_SENTENCE_WORDS, NOISE_DOMAIN, ChunkCache, WordVocab, encode, words
 

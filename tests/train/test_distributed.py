@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
 from embedlab.train.corpus import WordVocab
 from embedlab.train.distributed import Dist, ShardedLines, backend_for
 from embedlab.vectors import Vectors
@@ -30,7 +30,7 @@ def test_backend_follows_the_device():
 def _torchrun(*args: str, nproc: int = 2) -> subprocess.CompletedProcess:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={nproc}",
-               "-m", "embedlab.train", *args]  # fmt: skip
+               "-m", "embedlab", "train", *args]  # fmt: skip
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
 
 

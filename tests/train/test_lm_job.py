@@ -9,7 +9,7 @@ from itertools import islice
 import numpy as np
 import pytest
 
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
 from embedlab.tokenizer import FastTokenizer
 from embedlab.train.config import RunConfig
 from embedlab.train.run import train

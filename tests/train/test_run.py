@@ -22,7 +22,7 @@ from safetensors import safe_open
 from safetensors.numpy import load_file
 from scipy.stats import spearmanr
 
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.train.checkpoint import load_checkpoint
 from embedlab.train.config import RunConfig

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError
 from embedlab.train.corpus import WordVocab, encode
 from embedlab.train.sgns import (

@@ -36,8 +36,8 @@ def minilm(minilm_vectors):
 @pytest.fixture(scope="module")
 def minilm_counts(minilm, minilm_dir):
     """(V,) how often each MiniLM piece occurs in enwiki-sample (~620k pieces), aligned to the table's rows."""
-    from embedlab.corpora import open_corpus
-    from embedlab.pretrained import load_tokenizer
+    from embedlab.data.corpora import open_corpus
+    from embedlab.models.pretrained import load_tokenizer
 
     tokenizer = load_tokenizer(minilm_dir)
     tokenizer.no_padding()

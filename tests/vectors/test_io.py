@@ -16,7 +16,7 @@ from safetensors import safe_open
 from safetensors.numpy import save_file
 
 from embedlab.errors import EmbedlabError, FileFormatError, InvalidValueError, MissingDataError
-from embedlab.pretrained import load_tokenizer
+from embedlab.models.pretrained import load_tokenizer
 from embedlab.vectors import io as table_io  # not `io`: that is the standard library module
 from embedlab.vectors.io import FORMATS, Table, detect_format, read_hf_table, read_table, write_table
 

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from embedlab.cli.options import JsonFlag
 from embedlab.errors import check_int
-from embedlab.pipeline import Pipeline, Walk
+from embedlab.models.pipeline import Pipeline, Walk
 
 
 def embed(

@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from embedlab.cli.options import JsonFlag
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
 from embedlab.errors import MissingDataError
 from embedlab.tokenizer import BPE, FastTokenizer, load_tokenizer
 from embedlab.tokenizer.vocab import band

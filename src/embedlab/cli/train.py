@@ -4,7 +4,7 @@
     embedlab train gcide --out runs/gcide --method cbow --dim 300 --threads 2
     embedlab train enwiki-sample --out runs/lm --method lm --vocab-size 4000 --untied
     embedlab train enwiki-sample --out runs/wiki --resume               # after a crash or Ctrl-C
-    torchrun --nproc_per_node=2 -m embedlab.train gcide --out runs/gcide-2p
+    torchrun --nproc_per_node=2 -m embedlab train gcide --out runs/gcide-2p
 
 Settings not given take the method's defaults; with --resume they are read from the folder, and
 any given that differ from the folder's run are an error.

@@ -30,9 +30,10 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 
-from embedlab.data import MODELS, cache_dir
+from embedlab.data.models import MODELS
 from embedlab.errors import EmbedlabError, MissingDataError, UnknownNameError, unknown_name
-from embedlab.pipeline import Pipeline
+from embedlab.files import cache_dir
+from embedlab.models.pipeline import Pipeline
 from embedlab.vectors import Vectors
 
 log = logging.getLogger("embedlab")

@@ -1,4 +1,13 @@
-"""PyTorch modules for every embedding layer; each file holds one concept."""
+"""PyTorch modules for every embedding layer; each file holds one concept.
+
+token.py       TokenEmbedding: ids -> rows, validated, with padding and init choices
+position.py    learned, sinusoidal and rotary positions (POSITIONS by name)
+segment.py     SegmentEmbedding: BERT's sentence A / B rows
+recipes.py     InputEmbedding: token + position + segment, √D, LayerNorm, dropout (RECIPES by name)
+patch.py       PatchEmbedding and ViTEmbedding: images -> patch rows (+ CLS + positions)
+head.py        LMHead: hidden states -> logits, tied to the token table or not
+attention.py   q·k scores and softmax weights: where embeddings meet attention
+"""
 
 from embedlab.layers.attention import qk_scores
 from embedlab.layers.head import LMHead
@@ -11,7 +20,6 @@ from embedlab.layers.position import (
     apply_rotary,
 )
 from embedlab.layers.recipes import RECIPES, EmbeddingConfig, EmbeddingParts, InputEmbedding, recipe
-from embedlab.layers.scale import ScaleBalance, scale_balance
 from embedlab.layers.segment import SegmentEmbedding
 from embedlab.layers.token import TokenEmbedding
 
@@ -25,7 +33,6 @@ __all__ = [
     "LearnedPositions",
     "PatchEmbedding",
     "RotaryPositions",
-    "ScaleBalance",
     "SegmentEmbedding",
     "SinusoidalPositions",
     "TokenEmbedding",
@@ -33,5 +40,4 @@ __all__ = [
     "apply_rotary",
     "qk_scores",
     "recipe",
-    "scale_balance",
 ]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
-from embedlab.data import MODELS, resolve_model
+from embedlab.data.models import MODELS, resolve_model
 from embedlab.errors import InvalidValueError, MissingDataError, check_int
 from embedlab.files import atomic_write_text
 

@@ -12,7 +12,6 @@ checkpoint.py   save_checkpoint / load_checkpoint
 corpus.py       the word tokenizer, WordVocab (counts, subsampling, noise table), streaming id Chunks
 sgns.py         word2vec kernels: skip-gram and CBOW with negative sampling, numba Hogwild; train_epochs
 batched.py      the same algorithms as batched torch operations, for GPUs
-lm.py           TinyLM: a GPT-2-shaped causal LM from the library's own layers
 """
 
 from embedlab.train.config import RunConfig

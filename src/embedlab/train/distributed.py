@@ -1,6 +1,6 @@
 """Training across processes with torch.distributed: one rank per process, the corpus sharded.
 
-    torchrun --nproc_per_node=2 -m embedlab.train gcide --out run/      # 2 processes here
+    torchrun --nproc_per_node=2 -m embedlab train gcide --out run/      # 2 processes here
     dist = Dist.from_env()          # reads RANK / WORLD_SIZE that torchrun sets; one process: world 1
     lines = dist.shard(corpus)      # rank r trains lines r, r + N, r + 2N, ...
 

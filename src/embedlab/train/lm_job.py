@@ -27,10 +27,10 @@ from tokenizers import Tokenizer
 from torch.nn.parallel import DistributedDataParallel
 
 from embedlab.errors import InvalidValueError
+from embedlab.models.lm import LMConfig, TinyLM, evaluate
 from embedlab.tokenizer import FastTokenizer
 from embedlab.train.config import RunConfig
 from embedlab.train.distributed import Dist
-from embedlab.train.lm import LMConfig, TinyLM, evaluate
 
 VALIDATION_EVERY = 20  # line i goes to validation when i % 20 == 19: 5% of the corpus, spread through it
 VALIDATION_WINDOWS = 256  # at most this many windows are scored for the validation loss

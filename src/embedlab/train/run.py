@@ -34,20 +34,20 @@ import numpy as np
 from safetensors.numpy import save as safetensors_bytes
 
 from embedlab import __version__
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
+from embedlab.data.themes import WORDS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.files import atomic_write_text, atomic_writer
-from embedlab.themes import WORDS
 from embedlab.train.checkpoint import load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
 from embedlab.train.distributed import Dist
-from embedlab.train.updates import UPDATE_COUNTS
 from embedlab.vectors.io import Table, write_table
 
 RUN_FILE, CHECKPOINT = "run.json", "checkpoint.pt"
+UPDATE_COUNTS = "update_counts.npy"  # (V,) int64 gradient steps per row, beside the table
 SNAPSHOTS = 100  # snapshots of the watched rows per run, besides the one before training
 # Shown when no --watch is given: themed sets whose clusters a 2-D map makes visible.
-DEFAULT_WATCH = list(WORDS)  # the themed words (embedlab.themes)
+DEFAULT_WATCH = list(WORDS)  # the themed words (embedlab.data.themes)
 
 
 @dataclass(frozen=True)

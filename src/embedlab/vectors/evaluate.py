@@ -25,26 +25,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, check_int, unknown_name
+from embedlab.data.benchmarks import BENCHMARKS, benchmark_path
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, check_int
 from embedlab.vectors import similarity as sim
 from embedlab.vectors.table import ANALOGY_METHODS, Vectors
 
-# benchmark name -> file in gensim's package test data
-BENCHMARKS = {"wordsim353": "wordsim353.tsv", "simlex999": "simlex999.txt", "google": "questions-words.txt"}
-
 # gensim looks at this many answers of each analogy and takes the first that is no case variant of an input
 ANALOGY_TOPN = 5
-
-
-def benchmark_path(name: str) -> Path:
-    """The file of a built-in benchmark: benchmark_path("google").name == "questions-words.txt"."""
-    if name not in BENCHMARKS:
-        raise unknown_name("benchmark", name, list(BENCHMARKS))
-    try:
-        from gensim.test.utils import datapath
-    except ImportError:
-        raise MissingDataError(f"benchmark {name!r} ships with gensim's test data: pip install gensim") from None
-    return Path(datapath(BENCHMARKS[name]))
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from safetensors import SafetensorError, safe_open
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, describe
 from embedlab.files import atomic_writer
-from embedlab.pretrained import _BERT_NAMES, WEIGHTS, _prefix, load_tokenizer, read_config
+from embedlab.models.pretrained import _BERT_NAMES, WEIGHTS, _prefix, load_tokenizer, read_config
 
 FORMATS = ("word2vec", "word2vec-bin", "safetensors", "npy", "projector")  # writable; "hf" is read-only
 RUN_TABLE = "vectors.safetensors"  # the table inside an `embedlab train` output folder

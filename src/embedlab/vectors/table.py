@@ -82,7 +82,7 @@ class Vectors:
     def load(cls, name_or_path: str | Path) -> Vectors:
         """A built-in table by name ("minilm": its 30522 × 384 WordPiece input embedding) or a file
         or folder in any format `embedlab.vectors.io` reads."""
-        from embedlab.data import MODELS, model_dir
+        from embedlab.data.models import MODELS, model_dir
 
         text = str(name_or_path)
         if text in MODELS:

@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from embedlab.bridge import AttentionBridge
-from embedlab.data import model_dir
-from embedlab.pretrained import load_query_key
+from embedlab.data.models import model_dir
+from embedlab.models.pretrained import load_query_key
+from embedlab.sims.attention import AttentionBridge
 
 router = APIRouter(prefix="/api/attention", tags=["attention"])
 

@@ -7,8 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 
 from embedlab.errors import FileFormatError, MissingDataError
-from embedlab.row_updates import batch_gradient, parse_ids, two_steps
-from embedlab.train.updates import run_updates
+from embedlab.sims.gradients import batch_gradient, parse_ids, run_updates, two_steps
 
 router = APIRouter(prefix="/api/gradients", tags=["gradients"])
 

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from embedlab.vectors.lookup import lookup_row, one_hot_lookup, themed_map
+from embedlab.sims.lookup import lookup_row, one_hot_lookup, themed_map
 
 router = APIRouter(prefix="/api/lookup", tags=["lookup"])
 

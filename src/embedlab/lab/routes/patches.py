@@ -10,17 +10,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from embedlab.images import (
-    MAX_SIZE,
-    MIN_SIZE,
-    SAMPLE_IMAGES,
-    cut_patch,
-    image_tensor,
-    png_bytes,
-    sample_image,
-    seeded_patch_embedding,
-    tiling,
-)
+from embedlab.data.images import MAX_SIZE, MIN_SIZE, SAMPLE_IMAGES, image_tensor, sample_image
+from embedlab.sims.patches import cut_patch, png_bytes, seeded_patch_embedding, tiling
 
 router = APIRouter(prefix="/api/patches", tags=["patches"])
 

@@ -12,7 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 
 from embedlab.errors import InvalidValueError
-from embedlab.pipeline import Pipeline
+from embedlab.models.pipeline import Pipeline
 
 router = APIRouter(prefix="/api/recipe", tags=["recipe"])
 

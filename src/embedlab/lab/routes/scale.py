@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from embedlab.layers.scale import INIT_STDS, scale_balance
+from embedlab.sims.scale import INIT_STDS, scale_balance
 
 router = APIRouter(prefix="/api/scale", tags=["scale"])
 

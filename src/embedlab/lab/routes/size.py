@@ -7,8 +7,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
+from embedlab.sims.lookup import neighbourhood_slice, table_slice
 from embedlab.sizing import BYTES_PER_PARAM, POSITION_KINDS, PRESETS, EmbeddingLayout, count
-from embedlab.vectors.lookup import neighbourhood_slice, table_slice
 
 router = APIRouter(prefix="/api/size", tags=["size"])
 

@@ -1,7 +1,7 @@
 """Subword explorer (simulation 8): a word's pieces under byte-level BPE vocabularies of 1K, 8K
 and 32K pieces, each piece with how often it occurs in the corpus the vocabularies were trained on.
 
-The vocabularies are trained on first use (embedlab.tokenizer.ladder) and kept under the lab's
+The vocabularies are trained on first use (embedlab.sims.subwords) and kept under the lab's
 cache folder, so later requests and later servers load them instead.
 """
 
@@ -11,9 +11,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from embedlab.corpora import CORPORA, missing_corpora, open_corpus
+from embedlab.data.corpora import CORPORA, missing_corpora, open_corpus
 from embedlab.errors import unknown_name
-from embedlab.tokenizer.ladder import SIZES, VocabularyLadder, stored
+from embedlab.sims.subwords import SIZES, VocabularyLadder, stored
 
 router = APIRouter(prefix="/api/subwords", tags=["subwords"])
 

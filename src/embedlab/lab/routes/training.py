@@ -1,6 +1,6 @@
 """Embedding space during training (simulation 7): one live run, its snapshots as they arrive.
 
-The page starts a real word2vec run (embedlab.train.live.LiveRun) on a built-in corpus, polls
+The page starts a real word2vec run (embedlab.sims.training.LiveRun) on a built-in corpus, polls
 /state for new frames, and asks /row for a token's row in one frame. One run at a time per server:
 a start while one runs is a 409.
 """
@@ -14,8 +14,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from embedlab.sims.training import LiveRun, RunBusyError
 from embedlab.train.config import RunConfig
-from embedlab.train.live import LiveRun, RunBusyError
 from embedlab.train.run import SNAPSHOTS
 
 router = APIRouter(prefix="/api/training", tags=["training"])

@@ -53,7 +53,7 @@ export function bars(div, values, { labels, title = "", color = "#2f6fde", layou
   return plot(div, [{ type: "bar", x, y: values, marker: { color } }], { title: { text: title }, ...layout });
 }
 
-// One colour per group of embedlab.themes (and for a looked-up word in none), the same on every page.
+// One colour per group of embedlab.data.themes (and for a looked-up word in none), the same on every page.
 export const THEME_COLOURS = {
   people: "#2f6fde", numbers: "#d9822b", days: "#2e9d5b", months: "#3a9fb0", places: "#b3261e",
   colours: "#7b4fc9", war: "#8c6d46", elements: "#d45d9e", chosen: "#1d2433", other: "#9aa3b2",

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from embedlab.corpora import Corpus
+from embedlab.data.corpora import Corpus
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import atomic_write_text
 from embedlab.tokenizer.bpe import bytes_to_unicode

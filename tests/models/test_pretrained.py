@@ -12,7 +12,7 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 from embedlab.errors import InvalidValueError, MissingDataError
-from embedlab.pretrained import load_input_embedding, load_query_key, load_tokenizer
+from embedlab.models.pretrained import load_input_embedding, load_query_key, load_tokenizer
 
 MATCH = 1e-5  # the bar for max abs difference against transformers
 

@@ -11,10 +11,9 @@ import pytest
 import torch
 from sklearn.decomposition import PCA
 
+from embedlab.data.themes import THEMES
 from embedlab.errors import InvalidValueError
-from embedlab.themes import THEMES
-from embedlab.vectors import Vectors
-from embedlab.vectors.lookup import (
+from embedlab.sims.lookup import (
     CHOSEN,
     lookup_row,
     neighbourhood_slice,
@@ -24,6 +23,7 @@ from embedlab.vectors.lookup import (
     themed_keys,
     themed_map,
 )
+from embedlab.vectors import Vectors
 
 PCA_AGREEMENT = 1e-4  # float32 coordinates of float64 PCA against scikit-learn's float64 SVD
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import importlib.util
 import logging
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from embedlab.data.benchmarks import gensim_test_file
 from embedlab.errors import InvalidValueError, MissingDataError
 
 log = logging.getLogger("embedlab")
@@ -47,7 +47,7 @@ def open_corpus(name_or_path: str | Path) -> Corpus:
             raise MissingDataError(f"gcide needs Debian's dict-gcide ({GCIDE_PATH}): apt-get install dict-gcide")
         return Corpus("gcide", GCIDE_PATH, gcide_lines)
     if key == "enwiki-sample":
-        return Corpus("enwiki-sample", _gensim_datapath(ENWIKI_FILE), wiki_lines)
+        return Corpus("enwiki-sample", gensim_test_file(ENWIKI_FILE, "the enwiki-sample corpus"), wiki_lines)
     path = Path(name_or_path)
     if not path.is_file():
         raise MissingDataError(f"corpus {key!r} is neither a built-in name ({', '.join(CORPORA)}) nor a file")
@@ -160,14 +160,3 @@ def _clean_gcide(text: str) -> str:
     text = _CHAR_MARK.sub(r"\1", text)
     text = _BRACES.sub("", text)
     return re.sub(r"\s+", " ", text).strip()
-
-
-def _gensim_datapath(filename: str) -> Path:
-    if importlib.util.find_spec("gensim") is None:
-        raise MissingDataError("the enwiki-sample corpus ships with gensim's test data: pip install gensim")
-    from gensim.test.utils import datapath
-
-    path = Path(datapath(filename))
-    if not path.is_file():
-        raise MissingDataError(f"gensim's test data lacks {filename}; reinstall gensim")
-    return path

@@ -34,9 +34,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from embedlab.corpora import missing_corpora
+from embedlab.data.corpora import missing_corpora
+from embedlab.data.themes import theme_of
 from embedlab.errors import EmbedlabError, InvalidValueError, check_int, unknown_name
-from embedlab.themes import theme_of
 from embedlab.train.config import RunConfig
 from embedlab.train.run import Progress, train
 from embedlab.vectors.analysis import pca_2d

@@ -20,10 +20,10 @@ from pathlib import Path
 import torch
 from tokenizers import Tokenizer
 
-from embedlab.data import resolve_model
+from embedlab.data.models import resolve_model
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.layers.recipes import EmbeddingParts, InputEmbedding
-from embedlab.pretrained import bert_config, load_input_embedding, load_tokenizer, read_config
+from embedlab.models.pretrained import bert_config, load_input_embedding, load_tokenizer, read_config
 
 ADDENDS = ("token", "position", "segment", "total", "output")
 

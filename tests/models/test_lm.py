@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError
+from embedlab.models.lm import LMConfig, TinyLM, evaluate, windows
 from embedlab.tokenizer.fast import FastTokenizer
-from embedlab.train.lm import LMConfig, TinyLM, evaluate, windows
 
 V, D = 50, 16
 

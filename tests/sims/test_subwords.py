@@ -11,11 +11,11 @@ from collections import Counter
 import pytest
 from tokenizers import decoders, pre_tokenizers
 
-from embedlab.corpora import open_corpus
+from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError
+from embedlab.sims.subwords import SIZES, VocabularyLadder, piece_bytes, readable, stored
 from embedlab.tokenizer import FastTokenizer
 from embedlab.tokenizer.bpe import bytes_to_unicode
-from embedlab.tokenizer.ladder import SIZES, VocabularyLadder, piece_bytes, readable, stored
 from embedlab.tokenizer.vocab import band, piece_counts
 
 TEXTS = ["unhappiness", "the cat sat", "naïve 東京 🙂", "  two  spaces\tand a tab", "Transformerization!"]

@@ -8,8 +8,8 @@ import math
 import pytest
 import torch
 
-from embedlab.bridge import AttentionBridge, BridgeView
 from embedlab.errors import InvalidValueError
+from embedlab.sims.attention import AttentionBridge, BridgeView
 
 MATCH = 1e-5  # the bar for max abs difference against transformers
 FP32 = 1e-5  # float32 softmax and log computed in a different order

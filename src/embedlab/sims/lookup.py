@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from embedlab.data.themes import THEMES
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.scratch import one_hot
-from embedlab.themes import THEMES
 from embedlab.vectors.analysis import Projection, project_2d
 from embedlab.vectors.table import Vectors
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from embedlab.errors import InvalidValueError
-from embedlab.pipeline import Pipeline
+from embedlab.models.pipeline import Pipeline
 
 FP32 = 1e-5  # float32 LayerNorm against transformers
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import torch
 
-from embedlab.data import resolve_model
+from embedlab.data.models import resolve_model
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.layers.attention import attention_weights, qk_scores
-from embedlab.pipeline import Pipeline
-from embedlab.pretrained import QueryKey, load_query_key
+from embedlab.models.pipeline import Pipeline
+from embedlab.models.pretrained import QueryKey, load_query_key
 
 
 @dataclass(frozen=True)

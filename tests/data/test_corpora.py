@@ -9,8 +9,8 @@ from itertools import islice
 
 import pytest
 
-from embedlab import corpora
-from embedlab.corpora import CORPORA, missing_corpora, open_corpus
+from embedlab.data import corpora
+from embedlab.data.corpora import CORPORA, missing_corpora, open_corpus
 from embedlab.errors import InvalidValueError, MissingDataError
 
 STREAM_PEAK_BYTES = 8 * 2**20  # the cleaned gcide text is ~27 MB; a stream holds one entry at a time

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from embedlab.errors import InvalidValueError
-from embedlab.layers.scale import INIT_STDS, scale_balance
+from embedlab.sims.scale import INIT_STDS, scale_balance
 
 FP64 = 1e-12  # float64 sums of at most a few thousand terms of order 1
 

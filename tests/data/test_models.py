@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from embedlab.data import model_dir, resolve_model
+from embedlab.data.models import model_dir, resolve_model
 from embedlab.errors import MissingDataError, UnknownNameError
 
 

