@@ -7,13 +7,13 @@
 Each corpus is read into memory once as lines (reading and cleaning are timed by neither side).
 gensim is given the same words as token lists, `[words(line) for line in lines]`, so both sides
 count the same vocabulary (min_count 5; the script prints both sizes). The settings are one
-Word2VecConfig, handed to gensim as vector_size, window, negative, sample, alpha, min_alpha, epochs,
-workers=threads, sg (1 for sgns, 0 for cbow), hs=0, cbow_mean and seed.
+RunConfig, handed to gensim as vector_size, window, negative, sample, alpha=lr, min_alpha=min_lr,
+epochs, workers=threads, sg (1 for sgns, 0 for cbow), hs=0, cbow_mean=1 and seed.
 
-Timed: only training. gensim: `model.train` after `build_vocab`; embedlab: `train_epochs` after
-`WordVocab.build` and a short warm-up that loads the numba kernels from their cache. embedlab's
-timing includes tokenizing the lines (its first epoch encodes them, in a thread beside the
-kernels); gensim's does not, as it is handed tokens.
+Timed: only training. gensim: `model.train` after `build_vocab`; embedlab: a Word2VecJob's steps
+(what `embedlab train` runs) after `WordVocab.build` and a short warm-up that loads the numba
+kernels from their cache. embedlab's timing includes tokenizing the lines (its first epoch
+encodes them, in a thread beside the kernels); gensim's does not, as it is handed tokens.
 
 words/s is the same for both: raw corpus words (every token of the lines, in the vocabulary or
 not) x epochs / training seconds, the figure gensim logs as its effective speed. Quality is the
@@ -53,7 +53,8 @@ import torch
 from gensim.models import Word2Vec
 
 from embedlab.data.corpora import open_corpus
-from embedlab.train import Word2VecConfig, WordVocab, train_epochs, words
+from embedlab.train import RunConfig, Word2VecJob, WordVocab, words
+from embedlab.train.kernels import CBOW_MEAN
 from embedlab.vectors import Vectors
 from embedlab.vectors.evaluate import evaluate_all
 
@@ -63,21 +64,32 @@ QUALITY_SLACK = {"wordsim353": 0.02, "simlex999": 0.02, "google": 0.02}  # Spear
 REFERENCE = "gensim"
 
 
-def train_embedlab(lines: list[str], sentences: list[list[str]], config: Word2VecConfig) -> dict:
-    """-> {"seconds", "keys", "table"} for embedlab's train_epochs (tokenizes `lines` itself)."""
+def train_embedlab(lines: list[str], sentences: list[list[str]], config: RunConfig) -> dict:
+    """-> {"seconds", "keys", "table"} for embedlab's word2vec job (it tokenizes `lines` itself)."""
     vocab = WordVocab.build(lines, min_count=MIN_COUNT)
-    train_epochs(lines[:200], vocab, dataclasses.replace(config, epochs=1))  # warm-up: numba loads cached kernels
+    run_job(Word2VecJob(lines[:200], vocab, dataclasses.replace(config, epochs=1)))  # warm-up: numba loads kernels
+    job = Word2VecJob(lines, vocab, config)
     start = time.perf_counter()
-    w_in, _, _ = train_epochs(lines, vocab, config)
-    return {"seconds": time.perf_counter() - start, "keys": vocab.index_to_key, "table": w_in}
+    run_job(job)
+    return {"seconds": time.perf_counter() - start, "keys": vocab.index_to_key, "table": job.table()}
 
 
-def train_gensim(lines: list[str], sentences: list[list[str]], config: Word2VecConfig) -> dict:
+def run_job(job: Word2VecJob) -> None:
+    """Every epoch of the job, as `embedlab train` steps it (without the run folder around it)."""
+    try:
+        for epoch in range(job.config.epochs):
+            for _ in job.steps(epoch, skip=0):
+                pass
+    finally:
+        job.close()
+
+
+def train_gensim(lines: list[str], sentences: list[list[str]], config: RunConfig) -> dict:
     """-> {"seconds", "keys", "table"} for gensim's Word2Vec on the same tokens and settings."""
     model = Word2Vec(
         vector_size=config.dim, window=config.window, negative=config.negative, sample=config.sample,
-        alpha=config.alpha, min_alpha=config.min_alpha, epochs=config.epochs, workers=config.threads,
-        sg=int(config.method == "sgns"), hs=0, cbow_mean=int(config.cbow_mean), min_count=MIN_COUNT,
+        alpha=config.lr, min_alpha=config.min_lr, epochs=config.epochs, workers=config.threads,
+        sg=int(config.method == "sgns"), hs=0, cbow_mean=int(CBOW_MEAN), min_count=MIN_COUNT,
         seed=config.seed,
     )  # fmt: skip
     model.build_vocab(sentences)
@@ -87,7 +99,7 @@ def train_gensim(lines: list[str], sentences: list[list[str]], config: Word2VecC
 
 
 # name -> trainer; every engine is compared with REFERENCE (one more embedlab engine: one more entry)
-ENGINES: dict[str, Callable[[list[str], list[list[str]], Word2VecConfig], dict]] = {
+ENGINES: dict[str, Callable[[list[str], list[list[str]], RunConfig], dict]] = {
     "embedlab": train_embedlab,
     "gensim": train_gensim,
 }
@@ -116,7 +128,8 @@ def bench(corpus: str, lines: list[str], sentences: list[list[str]], method: str
     raw_words = sum(map(len, sentences))
     runs: dict[str, list[dict]] = {name: [] for name in ENGINES}
     for i, seed in enumerate(args.seeds):
-        config = Word2VecConfig(method=method, dim=args.dim, epochs=args.epochs, threads=args.threads, seed=seed)
+        config = RunConfig(corpus=corpus, method=method, dim=args.dim, epochs=args.epochs, threads=args.threads,
+                           seed=seed, min_count=MIN_COUNT)  # fmt: skip
         for name in list(ENGINES)[:: 1 if i % 2 == 0 else -1]:  # swap the order every other seed
             trained = ENGINES[name](lines, sentences, config)
             run = {"seed": seed, "seconds": trained["seconds"], "V": len(trained["keys"])}

@@ -35,7 +35,7 @@ from embedlab.models.lm import LMConfig, TinyLM
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import count_words
 from embedlab.train.run import train
-from embedlab.train.sgns import init_tables
+from embedlab.train.word2vec import init_tables
 from embedlab.vectors import Vectors
 from embedlab.vectors.analysis import pca_2d
 from embedlab.vectors.evaluate import benchmark_path, folded_vocab, read_pairs, spearman

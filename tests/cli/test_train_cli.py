@@ -58,7 +58,7 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, small_text, tmp_path):
         ((corpus, "--out", new, "--dim", "0"), "error: dim must be >= 1; got 0"),
         ((corpus, "--out", new, "--method", "glove"), "error: method must be one of sgns, cbow, lm; got 'glove'"),
         ((corpus, "--out", new, "--min-count", "10000000"), "error: min_count 10000000 leaves no vocabulary"),
-        ((corpus, "--out", new, "--watch", "january", "--watch", "zzzqqq"), "error: --watch: 'zzzqqq' not in"),
+        ((corpus, "--out", new, "--watch", "january", "--watch", "zzzqqq"), "error: watch: 'zzzqqq' not in"),
         ((corpus, "--out", new, "--checkpoint-every", "0"), "error: checkpoint_every must be > 0 seconds"),
         ((corpus, "--out", str(finished)), f"error: {finished} already holds a run (sgns on {corpus}, finished)"),
         ((corpus, "--out", str(finished), "--resume"), f"error: the run in {finished} is already finished"),
@@ -77,7 +77,8 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, small_text, tmp_path):
 def test_help_names_the_options(run_cli):
     status, out, _ = run_cli("train", "--help")
     assert status == 0
-    assert all(option in out for option in ("--resume", "--watch", "--method", "--out", "--checkpoint-every"))
+    options = ("--resume", "--watch", "--method", "--out", "--checkpoint-every", "--tied", "--untied")
+    assert all(option in out for option in options)
 
 
 # Measured on enwiki-sample (dim 100, 3 epochs, 2 threads), seeds 1-5: "february" ranks 1st-5th of

@@ -19,7 +19,7 @@ V, D = 50, 16
 
 
 def test_tied_head_is_the_token_table_and_untied_adds_v_times_d():
-    tied = TinyLM(LMConfig(V, dim=D, n_layers=1, n_heads=2, context=8))
+    tied = TinyLM(LMConfig(V, dim=D, n_layers=1, n_heads=2, context=8, tied=True))
     untied = TinyLM(LMConfig(V, dim=D, n_layers=1, n_heads=2, context=8, tied=False))
     assert tied.head.weight is tied.token_table and tied.head.tied
     assert untied.head.weight is not untied.token_table and not untied.head.tied
@@ -28,7 +28,7 @@ def test_tied_head_is_the_token_table_and_untied_adds_v_times_d():
 
 def test_tied_table_gets_gradient_from_both_ends():
     torch.manual_seed(0)
-    model = TinyLM(LMConfig(V, dim=D, n_layers=1, n_heads=2, context=8))
+    model = TinyLM(LMConfig(V, dim=D, n_layers=1, n_heads=2, context=8, tied=True))
     batch = torch.randint(0, V, (3, 9))
     model.loss(batch).backward()
     grad = model.token_table.grad
@@ -39,7 +39,7 @@ def test_tied_table_gets_gradient_from_both_ends():
 
 def test_causal_future_pieces_do_not_change_earlier_logits():
     torch.manual_seed(0)
-    model = TinyLM(LMConfig(V, dim=D, n_layers=2, n_heads=2, context=8)).eval()
+    model = TinyLM(LMConfig(V, dim=D, n_layers=2, n_heads=2, context=8, tied=True)).eval()
     ids = torch.randint(0, V, (1, 8))
     changed = ids.clone()
     changed[0, 5:] = (changed[0, 5:] + 1) % V
@@ -56,10 +56,10 @@ def test_windows_cover_each_piece_once():
 
 def test_bad_configs():
     with pytest.raises(InvalidValueError, match="multiple of n_heads"):
-        LMConfig(V, dim=10, n_heads=4)
+        LMConfig(V, dim=10, n_layers=1, n_heads=4, context=8, tied=True)
     with pytest.raises(InvalidValueError, match="vocab_size must be >= 2"):
-        LMConfig(1)
-    model = TinyLM(LMConfig(V, dim=D, n_heads=2, context=4))
+        LMConfig(1, dim=8, n_layers=1, n_heads=2, context=8, tied=True)
+    model = TinyLM(LMConfig(V, dim=D, n_layers=2, n_heads=2, context=4, tied=True))
     with pytest.raises(InvalidValueError, match="context"):
         model(torch.zeros(1, 5, dtype=torch.int64))
 
@@ -75,7 +75,7 @@ def test_short_training_on_a_real_corpus_beats_the_unigram_baseline():
     p = counts / counts.sum()
     unigram = -float(np.mean(np.log(p[valid[:, 1:].flatten().numpy()])))
 
-    model = TinyLM(LMConfig(400, dim=64, n_layers=2, n_heads=4, context=32))
+    model = TinyLM(LMConfig(400, dim=64, n_layers=2, n_heads=4, context=32, tied=True))
     start, _ = evaluate(model, valid)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
     for _ in range(2):  # two passes over the training windows, batches of 16

@@ -20,8 +20,10 @@ from embedlab.train.batched import (
     ns_loss,
     sgns_step,
 )
+from embedlab.train.config import RunConfig
 from embedlab.train.corpus import WordVocab, encode
-from embedlab.train.sgns import METHODS, TrainState, Word2VecConfig, vocab_tables
+from embedlab.train.kernels import METHODS
+from embedlab.train.word2vec import TrainState, vocab_tables
 from embedlab.vectors import Vectors
 
 STEP_ATOL = 1e-6  # float32 steps vs float64 autograd on entries of size ~0.3, sums of up to 3 steps
@@ -196,7 +198,7 @@ def test_update_counts_and_rates_are_exact(method):
     # here because after numba's OpenMP kernels a busy machine runs torch's small steps 5-8x slower.
     lines = ["a b c d", "b a", "e", "c d e a b", "e"] * 20
     vocab = WordVocab.build(lines, min_count=1)
-    config = Word2VecConfig(method=method, dim=8, window=1, sample=0.0, epochs=3, threads=1)
+    config = RunConfig(corpus="lines", method=method, dim=8, window=1, sample=0.0, epochs=3, threads=1)
     trainer, rates = _train(lines, vocab, config, chunk_words=30, batch_pairs=16)
     state = trainer.state
     expected = {"a": 4, "b": 4, "c": 3, "d": 3, "e": 2}  # neighbours of each word over one repeat
@@ -204,15 +206,15 @@ def test_update_counts_and_rates_are_exact(method):
         assert state.update_counts[0, vocab.key_to_index[word]] == n * 20 * 3, word
     assert state.update_counts.sum() == sum(expected.values()) * 20 * 3
     assert state.words_done == state.kept_words == 13 * 20 * 3
-    # the rate at each chunk's start: linear from alpha at word 0 to min_alpha at words_total
+    # the rate at each chunk's start: linear from lr at word 0 to min_lr at words_total
     starts = np.cumsum([0] + [len(c.ids) for _ in range(3) for c in encode(lines, vocab, 30)])[:-1]
-    alpha, low = config.alpha, config.min_alpha
+    alpha, low = config.lr, config.min_lr
     assert rates == pytest.approx([alpha - (alpha - low) * s / state.words_total for s in starts], rel=1e-12)
     assert state.loss_terms > 0 and 0 < state.loss_sum / state.loss_terms < np.log(2) + 0.1
 
 
 def test_subsampling_keeps_the_expected_share(small_lines, wiki_vocab):
-    config = Word2VecConfig(dim=8, window=2, epochs=4)
+    config = RunConfig(corpus="lines", dim=8, window=2, epochs=4)
     trainer, _ = _train(small_lines, wiki_vocab, config, chunk_words=5000)
     ids = np.concatenate([c.ids for c in encode(small_lines, wiki_vocab)])
     expected = wiki_vocab.keep_probabilities(1e-3)[ids].sum() * 4
@@ -222,7 +224,7 @@ def test_subsampling_keeps_the_expected_share(small_lines, wiki_vocab):
 
 @pytest.mark.parametrize("method", METHODS)
 def test_seeded_runs_repeat_and_a_synced_state_resumes_bit_for_bit(method, small_lines, wiki_vocab):
-    config = Word2VecConfig(method=method, dim=16, epochs=1, seed=5)
+    config = RunConfig(corpus="lines", method=method, dim=16, epochs=1, seed=5)
     tables = vocab_tables(wiki_vocab, config.sample)
     chunks = list(encode(small_lines, wiki_vocab, 2000))
     whole, _ = _train(small_lines, wiki_vocab, config, batch_pairs=512)
@@ -250,7 +252,7 @@ def test_seeded_runs_repeat_and_a_synced_state_resumes_bit_for_bit(method, small
 
 def test_states_with_other_rng_streams_draw_apart(small_lines, wiki_vocab):
     # distributed ranks reseed state.rng_state each their own way: their chunks must not share draws
-    config = Word2VecConfig(dim=8)
+    config = RunConfig(corpus="lines", dim=8)
     tables, chunk = vocab_tables(wiki_vocab, config.sample), next(encode(small_lines, wiki_vocab, 2000))
     trained = []
     for shift in (0, 0, 1):
@@ -264,7 +266,7 @@ def test_states_with_other_rng_streams_draw_apart(small_lines, wiki_vocab):
 
 
 def test_bad_arguments_are_refused(wiki_vocab):
-    config = Word2VecConfig(dim=8)
+    config = RunConfig(corpus="lines", dim=8)
     state, tables = TrainState.new(wiki_vocab, config), vocab_tables(wiki_vocab, config.sample)
     with pytest.raises(InvalidValueError, match="config.dim is 16"):
         BatchedTrainer(state, tables, dataclasses.replace(config, dim=16))
@@ -280,7 +282,7 @@ def test_bad_arguments_are_refused(wiki_vocab):
 # margins at 0.3-0.4), CBOW 5 (after 3 the tables of both engines still share one direction).
 @pytest.mark.parametrize("method, epochs", [("sgns", 3), ("cbow", 5)])
 def test_real_text_gives_sensible_neighbours(method, epochs, wiki_lines, wiki_vocab, check_neighbours):
-    config = Word2VecConfig(method=method, dim=50, epochs=epochs, seed=1)
+    config = RunConfig(corpus="lines", method=method, dim=50, epochs=epochs, seed=1)
     trainer, _ = _train(wiki_lines, wiki_vocab, config, chunk_words=100_000)
     vectors = Vectors(wiki_vocab.index_to_key, trainer.state.w_in)
     check_neighbours(vectors, method)
@@ -289,7 +291,7 @@ def test_real_text_gives_sensible_neighbours(method, epochs, wiki_lines, wiki_vo
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("method", METHODS)
 def test_trains_on_cuda(method, small_lines, wiki_vocab):
-    config = Word2VecConfig(method=method, dim=32, epochs=2)
+    config = RunConfig(corpus="lines", method=method, dim=32, epochs=2)
     trainer, rates = _train(small_lines, wiki_vocab, config, device="cuda")
     state = trainer.state
     assert trainer.w_in.is_cuda and np.isfinite(state.w_in).all() and np.isfinite(state.w_out).all()

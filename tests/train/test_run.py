@@ -28,7 +28,7 @@ from embedlab.train.checkpoint import load_checkpoint
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import WordVocab, words
 from embedlab.train.run import DEFAULT_WATCH, train
-from embedlab.train.sgns import Word2VecConfig, init_tables, train_epochs
+from embedlab.train.word2vec import Word2VecJob, init_tables
 from embedlab.vectors import Vectors
 
 # One thread and a seed make word2vec a pure function of its inputs: every resumed run below must
@@ -154,16 +154,21 @@ def test_metrics_are_strict_json_with_speed_and_benchmarks(reference):
 
 
 @pytest.mark.parametrize("method", ["sgns", "cbow"])
-def test_a_run_trains_what_train_epochs_trains(method, small_text, tmp_path):
-    # the run adds files, checkpoints and snapshots around the kernels; the table must not change
-    result = train(RunConfig(corpus=str(small_text), method=method, **SETTINGS), tmp_path / "run", evaluate=False)
+def test_a_run_trains_what_its_job_trains(method, small_text, tmp_path):
+    # the run adds files, checkpoints and snapshots around the job's steps; the table must not change
+    config = RunConfig(corpus=str(small_text), method=method, **SETTINGS)
+    result = train(config, tmp_path / "run", evaluate=False)
     lines = list(open_corpus(small_text))
     vocab = WordVocab.build(lines, min_count=5)
-    w_in, _, stats = train_epochs(lines, vocab, Word2VecConfig(method=method, **SETTINGS))
+    job = Word2VecJob(lines, vocab, config)
+    for epoch in range(config.epochs):
+        for _ in job.steps(epoch, skip=0):
+            pass
+    job.close()
     vectors = Vectors.load(result.path)
     assert vectors.index_to_key == vocab.index_to_key
-    np.testing.assert_array_equal(vectors.vectors, w_in)
-    np.testing.assert_array_equal(np.load(result.path / "update_counts.npy"), stats.update_counts)
+    np.testing.assert_array_equal(vectors.vectors, job.table())
+    np.testing.assert_array_equal(np.load(result.path / "update_counts.npy"), job.state.update_counts.sum(axis=0))
 
 
 def test_the_last_snapshot_is_the_final_table_even_after_a_short_last_step(tmp_path):
@@ -318,9 +323,9 @@ def test_peak_memory_does_not_grow_with_the_corpus(small_text, tmp_path):
 def test_a_new_run_never_overwrites_a_run(reference, wiki_text):
     folder = reference[0].path
     before = _files(folder)
-    with pytest.raises(InvalidValueError, match=r"already holds a run \(sgns on .*, finished\); pass --resume"):
+    with pytest.raises(InvalidValueError, match=r"already holds a run \(sgns on .*, finished\); resume it, or"):
         train(RunConfig(corpus=str(wiki_text), **SETTINGS), folder)
-    with pytest.raises(InvalidValueError, match="is already finished; choose another --out"):
+    with pytest.raises(InvalidValueError, match="is already finished; choose another folder"):
         train(RunConfig(corpus=str(wiki_text), **SETTINGS), folder, resume=True)
     assert _files(folder) == before
 
@@ -328,9 +333,9 @@ def test_a_new_run_never_overwrites_a_run(reference, wiki_text):
 def test_a_new_run_refuses_a_folder_that_holds_other_files(small_text, tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     before = _files(tmp_path)
-    with pytest.raises(InvalidValueError, match="is not empty and holds no embedlab run; choose another --out"):
+    with pytest.raises(InvalidValueError, match="is not empty and holds no embedlab run; choose another folder"):
         train(RunConfig(corpus=str(small_text)), tmp_path)
-    with pytest.raises(InvalidValueError, match="notes.txt is a file; give a folder"):
+    with pytest.raises(InvalidValueError, match="notes.txt is a file; a run needs a folder"):
         train(RunConfig(corpus=str(small_text)), tmp_path / "notes.txt")
     assert _files(tmp_path) == before
 
@@ -340,7 +345,7 @@ def test_resume_refuses_different_settings_and_missing_state(small_text, tmp_pat
     assert train(config, out, evaluate=False, should_stop=lambda: True).status == "stopped"
     before = _files(out)
     with pytest.raises(InvalidValueError, match=r"holds a different run: dim 50 \(run has 20\)$"):
-        train(config, out, resume=True, given={"corpus": str(small_text), "dim": 50, "epochs": None})
+        train(RunConfig(corpus=str(small_text), dim=50), out, resume=True)
     assert _files(out) == before
     with pytest.raises(MissingDataError, match="holds no run.json"):
         train(config, tmp_path / "empty", resume=True)
@@ -361,8 +366,8 @@ def test_resume_refuses_different_settings_and_missing_state(small_text, tmp_pat
     "settings, options, message",
     [
         ({"min_count": 10_000_000}, {}, r"min_count 10000000 leaves no vocabulary: the most frequent word of "
-                                        r"wiki-3k.txt occurs \d+ times; lower --min-count"),
-        ({}, {"watch": ["january", "zzzqqq"]}, r"--watch: 'zzzqqq' not in the vocabulary of \d+ tokens"),
+                                        r"wiki-3k.txt occurs \d+ times$"),
+        ({}, {"watch": ["january", "zzzqqq"]}, r"watch: 'zzzqqq' not in the vocabulary of \d+ tokens"),
         ({}, {"checkpoint_every": 0.0}, "checkpoint_every must be > 0 seconds; got 0.0"),
         ({}, {"checkpoint_every": -5}, "checkpoint_every must be > 0 seconds; got -5"),
         ({}, {"checkpoint_every": math.nan}, "checkpoint_every must be > 0 seconds; got nan"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import fields
 from pathlib import Path
 from typing import Annotated
 
@@ -26,6 +27,8 @@ from embedlab.cli.options import JsonFlag
 from embedlab.train import run
 from embedlab.train.config import METHODS, RunConfig
 from embedlab.train.distributed import Dist
+
+SETTINGS = {f.name for f in fields(RunConfig) if f.init}  # options passed straight to RunConfig
 
 
 def train(
@@ -58,9 +61,9 @@ def train(
         int | None, typer.Option("--threads", help="CPU threads (default: 2); word2vec with 1 is bit-reproducible.")
     ] = None,
     vocab_size: Annotated[int | None, typer.Option("--vocab-size", help="lm: BPE pieces (default: 4000).")] = None,
-    untied: Annotated[
-        bool, typer.Option("--untied", help="lm: a separate output table instead of the tied one.")
-    ] = False,
+    tied: Annotated[
+        bool | None, typer.Option("--tied/--untied", help="lm: the output head reads the token table, or has its own.")
+    ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out from its checkpoint.")] = False,
     watch: Annotated[
         list[str] | None,
@@ -81,10 +84,8 @@ def train(
     vectors.txt (word2vec text), update_counts.npy, snapshots of the --watch rows, metrics.json.
     Query it with `embedlab neighbors DIR WORD`.
     """
-    given = {"corpus": corpus, "method": method, "dim": dim, "window": window, "negative": negative,
-             "epochs": epochs, "min_count": min_count, "lr": lr, "seed": seed, "device": device,
-             "threads": threads, "vocab_size": vocab_size, "tied": False if untied else None}  # fmt: skip
-    config = RunConfig(**{k: v for k, v in given.items() if v is not None})
+    # every option named after a RunConfig setting is that setting; None leaves it to the default (or the run's)
+    config = RunConfig(**{name: value for name, value in locals().items() if name in SETTINGS})
     dist = Dist.from_env(config.device)
     console = Console(stderr=True)
     quiet = as_json or not dist.main
@@ -98,7 +99,7 @@ def train(
                                 loss="" if math.isnan(p.loss) else f"loss {p.loss:.3f}")  # fmt: skip
 
             result = run.train(
-                config, out, resume=resume, given=given, watch=watch or (), checkpoint_every=checkpoint_every,
+                config, out, resume=resume, watch=watch or (), checkpoint_every=checkpoint_every,
                 evaluate=evaluate, on_progress=on_progress, dist=dist,
             )  # fmt: skip
     finally:

@@ -25,14 +25,18 @@ from embedlab.layers.recipes import InputEmbedding, recipe
 
 @dataclass(frozen=True)
 class LMConfig:
-    """Shape of the model: `context` is the longest window it reads (its position table)."""
+    """Shape of the model: `context` is the longest window it reads (its position table).
+
+    No shape has a default here: a training run's come from `train.config.RunConfig`, the one
+    place they are written.
+    """
 
     vocab_size: int
-    dim: int = 128
-    n_layers: int = 2
-    n_heads: int = 4
-    context: int = 64
-    tied: bool = True
+    dim: int  # D
+    n_layers: int
+    n_heads: int
+    context: int  # T at most
+    tied: bool  # the output head reads the token table (head.weight is token.weight)
     dropout: float = 0.0
 
     def __post_init__(self) -> None:

@@ -3,36 +3,37 @@
     from embedlab.train import RunConfig, train
     result = train(RunConfig(corpus="enwiki-sample", method="sgns"), "runs/wiki")   # `embedlab train`
 
+config.py       RunConfig: every setting of a run and its default, written once
+job.py          the Job protocol (what a method gives the run loop) and JOBS, the methods by name
 run.py          the run: output folder, atomic checkpoints, resume, snapshots, metrics
-config.py       RunConfig: every setting, with each method's defaults
-w2v_job.py      word2vec as a resumable job (one step = one chunk of words)
-lm_job.py       the transformer LM as a resumable job (one step = one AdamW step)
+checkpoint.py   save_checkpoint / load_checkpoint (torch.save, read back without code)
 distributed.py  torch.distributed ranks: sharded lines, summed table updates
-checkpoint.py   save_checkpoint / load_checkpoint
 corpus.py       the word tokenizer, WordVocab (counts, subsampling, noise table), streaming id Chunks
-sgns.py         word2vec kernels: skip-gram and CBOW with negative sampling, numba Hogwild; train_epochs
-batched.py      the same algorithms as batched torch operations, for GPUs
+word2vec.py     sgns and cbow as a job: the tables' state, one chunk of words per step
+kernels.py      word2vec's numba kernels (skip-gram and CBOW, negative sampling, Hogwild threads)
+batched.py      the same algorithms as batched torch steps, for GPUs
+lm_job.py       the lm method as a job: a BPE tokenizer, then TinyLM (embedlab.models.lm) by AdamW steps
 """
 
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import Chunk, ChunkCache, WordVocab, encode, words
+from embedlab.train.job import JOBS, Job
 from embedlab.train.run import Progress, RunResult, train
-from embedlab.train.sgns import TrainState, TrainStats, Word2VecConfig, init_tables, train_chunk, train_epochs
+from embedlab.train.word2vec import TrainState, Word2VecJob, init_tables
 
 __all__ = [
+    "JOBS",
     "Chunk",
     "ChunkCache",
+    "Job",
     "Progress",
     "RunConfig",
     "RunResult",
     "TrainState",
-    "TrainStats",
-    "Word2VecConfig",
+    "Word2VecJob",
     "WordVocab",
     "encode",
     "init_tables",
     "train",
-    "train_chunk",
-    "train_epochs",
     "words",
 ]

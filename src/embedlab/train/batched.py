@@ -1,6 +1,6 @@
-"""word2vec on torch tensors: the skip-gram and CBOW of sgns.py as minibatched steps, for GPUs.
+"""word2vec on torch tensors: the skip-gram and CBOW of kernels.py as minibatched steps, for GPUs.
 
-    state, tables = TrainState.new(vocab, config), vocab_tables(vocab, config.sample)
+    state, tables = TrainState.new(vocab, config), vocab_tables(vocab, config.sample)   # word2vec.py
     trainer = BatchedTrainer(state, tables, config, device="cuda")
     with ChunkCache(open_corpus("gcide"), vocab, 100_000) as chunks:
         for epoch in range(config.epochs):
@@ -8,7 +8,7 @@
                 lr = trainer.train_chunk(chunk)
     Vectors(vocab.index_to_key, trainer.sync_state().w_in)
 
-The model is sgns.py's: the same subsampling, dynamic window, unigram^0.75 noise (drawn from the
+The model is kernels.py's: the same subsampling, dynamic window, unigram^0.75 noise (drawn from the
 same cum_table), MAX_EXP cut, linear learning rate over the whole run, gensim's pair order (a
 context word's input row predicts the centre word) and gensim's CBOW step. What differs is the
 order of the arithmetic. The numba engine steps pair by pair, each step seeing the last one's
@@ -35,8 +35,10 @@ import torch
 import torch.nn.functional as F
 
 from embedlab.errors import InvalidValueError, check_float, check_int
+from embedlab.train.config import RunConfig
 from embedlab.train.corpus import Chunk
-from embedlab.train.sgns import LOSS_EVERY, MAX_EXP, Tables, TrainState, Word2VecConfig, _lr
+from embedlab.train.kernels import CBOW_MEAN, LOSS_EVERY, MAX_EXP, linear_lr
+from embedlab.train.word2vec import Tables, TrainState
 
 # Examples (skip-gram pairs, CBOW windows) per step: thousands of rows for a GPU at once, few enough
 # that frequent words do not take oversized summed steps. On 2M words of gcide (dim 100, 5 epochs)
@@ -79,7 +81,7 @@ def draw_noise(cum_table: torch.Tensor, top: int, shape: tuple[int, ...], genera
 
 def noise_targets(true: torch.Tensor, noise: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(B,) true rows, (B, K) noise rows -> targets (B, K+1) with the true row first, valid (B, K+1)
-    bool: a noise draw of the true row is left out, as gensim and sgns.py drop it."""
+    bool: a noise draw of the true row is left out, as gensim and kernels.py drop it."""
     targets = torch.cat([true[:, None], noise], dim=1)
     valid = targets != true[:, None]
     valid[:, 0] = True
@@ -127,7 +129,7 @@ def ns_step(
 
 def ns_loss(scores: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
     """(B, K+1) scores (column 0 the true word), (B, K+1) bool valid -> (B, K+1) -log σ(±f), 0 where
-    not valid: sgns.py's loss terms. softplus(∓f) = -log σ(±f) stays finite for any f."""
+    not valid: kernels.py's loss terms. softplus(∓f) = -log σ(±f) stays finite for any f."""
     sign = torch.ones_like(scores[:1])  # (1, K+1): -1 for the true word, +1 for noise
     sign[0, 0] = -1.0
     return F.softplus(sign * scores) * valid
@@ -179,19 +181,19 @@ def chunk_seed(state: TrainState, seed: int) -> int:
 
 
 class BatchedTrainer:
-    """word2vec on torch tensors (any device): sgns.py's model in minibatches, for GPUs.
+    """word2vec on torch tensors (any device): kernels.py's model in minibatches, for GPUs.
 
     Holds the tables on the device; train_chunk advances the numpy `state`'s counters (words_done,
-    kept_words, loss_sum, loss_terms) exactly as sgns.train_chunk does, and sync_state copies the
+    kept_words, loss_sum, loss_terms) exactly as word2vec.train_chunk does, and sync_state copies the
     tables and counts back into it. state.rng_state is left alone (this engine draws from a
     torch.Generator, see the module docstring); update counts are added to update_counts[0], so
-    the column sums, TrainStats.update_counts, stay the number of steps each input row took.
+    the column sums stay the number of steps each input row took.
     batch_pairs: examples per step (skip-gram pairs, CBOW windows); max_steps: see row_share
     (math.inf: plain sums).
     """
 
     def __init__(
-        self, state: TrainState, tables: Tables, config: Word2VecConfig, device: str | torch.device = "cpu",
+        self, state: TrainState, tables: Tables, config: RunConfig, device: str | torch.device = "cpu",
         batch_pairs: int = BATCH_PAIRS, max_steps: float = MAX_STEPS,
     ):  # fmt: skip
         V, D = state.w_in.shape
@@ -213,10 +215,9 @@ class BatchedTrainer:
         self.noise_top = int(tables.cum_table[-1])
 
     def train_chunk(self, chunk: Chunk) -> float:
-        """Train on one Chunk -> the learning rate at the chunk's start (as sgns.train_chunk)."""
+        """Train on one Chunk, as word2vec.train_chunk does -> the learning rate at the chunk's start."""
         config, state = self.config, self.state
-        # the numba schedule's own Python body: calling the jitted _lr would compile it first (seconds)
-        lr0 = _lr.py_func(config.alpha, config.min_alpha, state.words_done, state.words_total)
+        lr0 = float(linear_lr(config.lr, config.min_lr, state.words_done, state.words_total))
         generator = torch.Generator(self.device).manual_seed(chunk_seed(state, config.seed))
         words, windows, mask, lr = self._windows(chunk, generator)  # (M,), (M, 2W), (M, 2W), (M,)
         w_in, w_out, cap = self.w_in, self.w_out, self.max_steps
@@ -233,7 +234,7 @@ class BatchedTrainer:
             self.counts += torch.bincount(rows[slots], minlength=len(self.counts))  # one step per context word
 
             def step(batch, targets, valid, lr):
-                return cbow_step(w_in, w_out, rows[batch], slots[batch], targets, valid, lr, config.cbow_mean, cap)
+                return cbow_step(w_in, w_out, rows[batch], slots[batch], targets, valid, lr, CBOW_MEAN, cap)
 
         loss_sum, loss_terms = self._minibatches(words[centre], lr[centre], step, generator).tolist()
         state.words_done += len(chunk.ids)
@@ -253,9 +254,9 @@ class BatchedTrainer:
         kept = (draws < self.keep[ids]).nonzero().squeeze(1)  # (M,) chunk positions of the kept words
         span = config.window - torch.randint(0, config.window, kept.shape, generator=generator, device=device)
         windows, mask = context_windows(sentence[kept], span, config.window)
-        position = (self.state.words_done + kept).double()  # float64: exact for any run length
-        lr = config.alpha - (config.alpha - config.min_alpha) * position / self.state.words_total
-        return ids[kept], windows, mask, lr.clamp(min=config.min_alpha).float()
+        position = self.state.words_done + np.arange(len(chunk.ids), dtype=np.float64)  # exact for any run length
+        lr = linear_lr(config.lr, config.min_lr, position, self.state.words_total)  # (N,) the kernels' schedule
+        return ids[kept], windows, mask, torch.tensor(lr, dtype=torch.float32, device=device)[kept]
 
     def _minibatches(self, true: torch.Tensor, lr: torch.Tensor, step, generator: torch.Generator) -> torch.Tensor:
         """Run step(batch, targets, valid, lr) over slices of the E examples with true rows (E,) and

@@ -1,57 +1,64 @@
-"""RunConfig: every setting of a training run, as `embedlab train` takes them and run.json keeps them.
+"""RunConfig: every setting of a training run, written once with its default, as run.json keeps it.
 
     RunConfig(corpus="gcide", method="sgns")               # word2vec defaults: dim 100, lr 0.025, 5 epochs
     RunConfig(corpus="enwiki-sample", method="lm")         # a small transformer: dim 128, lr 3e-3, 1 epoch
-    RunConfig.resolve(saved, given)                        # a resumed run: the saved settings, checked
+    RunConfig(corpus="gcide", dim=50).given                # ('corpus', 'dim'): what the caller named
 
-A setting left as None takes its method's default, so one config serves both families and the
-folder records the values actually used.
+A setting left as None takes its default, which for dim, lr and epochs depends on the method. The
+config remembers which settings the caller named (`given`), so a resumed run can check those
+against the folder's and leave the rest to it. Adding a setting means a field here (with its
+default and check) and, for the command line, one option in `cli/train.py`.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 
 from embedlab.errors import InvalidValueError, check_choice, check_float, check_int
 
 METHODS = ("sgns", "cbow", "lm")
 DEVICES = ("cpu", "cuda")
+WORD2VEC_MIN_LR = 1e-4  # word2vec's rate at the last word (gensim's min_alpha), or lr if lower
+LM_FLOOR = 0.1  # the lm's cosine schedule ends at this share of lr
 
-# What None means, per family. word2vec's are gensim's; the LM's suit a 2-layer model on a CPU.
-_DEFAULTS = {
-    "word2vec": {"dim": 100, "lr": 0.025, "epochs": 5},
-    "lm": {"dim": 128, "lr": 3e-3, "epochs": 1},
-}
+
+def _default(value, *, word2vec=None, lm=None):
+    """A field whose default is `value`, or one per method family (word2vec=..., lm=...)."""
+    by_family = {"word2vec": word2vec, "lm": lm} if value is None else {"word2vec": value, "lm": value}
+    return field(default=None, metadata={"default": by_family})
 
 
 @dataclass
 class RunConfig:
     corpus: str  # a built-in corpus name or a text file
-    method: str = "sgns"  # sgns | cbow (word2vec) | lm (a causal transformer over BPE pieces)
-    dim: int | None = None  # D, the embedding width
-    epochs: int | None = None  # passes over the corpus
-    lr: float | None = None  # word2vec: starting rate, decaying linearly; lm: AdamW's peak rate
-    seed: int = 1
-    threads: int = 2  # CPU threads (word2vec's Hogwild threads; torch's intra-op threads for lm)
-    device: str = "cpu"  # word2vec on cuda uses the batched torch engine
+    method: str = _default("sgns")  # sgns | cbow (word2vec) | lm (a causal transformer over BPE pieces)
+    dim: int = _default(None, word2vec=100, lm=128)  # D, the embedding width (word2vec's: gensim's)
+    epochs: int = _default(None, word2vec=5, lm=1)  # passes over the corpus
+    lr: float = _default(None, word2vec=0.025, lm=3e-3)  # word2vec: starting rate, linear decay; lm: AdamW peak
+    seed: int = _default(1)
+    threads: int = _default(2)  # CPU threads (word2vec's Hogwild threads; torch's intra-op threads for lm)
+    device: str = _default("cpu")  # word2vec on cuda uses the batched torch engine
     # word2vec
-    window: int = 5
-    negative: int = 5
-    min_count: int = 5
-    sample: float = 1e-3
+    window: int = _default(5)  # words each side at most; each centre word draws its own 1..window
+    negative: int = _default(5)  # noise words per true word (5-20 suit small corpora, 2-5 large ones)
+    min_count: int = _default(5)  # words seen fewer times are dropped
+    sample: float = _default(1e-3)  # subsampling threshold as a share of the corpus (0: keep every word)
     # lm
-    vocab_size: int = 4000  # BPE pieces, 256 bytes included
-    context: int = 64  # pieces per training window
-    layers: int = 2
-    heads: int = 4
-    tied: bool = True
-    batch_size: int = 32
+    vocab_size: int = _default(4000)  # BPE pieces, 256 bytes included
+    context: int = _default(64)  # pieces per training window
+    layers: int = _default(2)
+    heads: int = _default(4)
+    tied: bool = _default(True)  # the output head reads the token table
+    batch_size: int = _default(32)
+    given: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)  # settings named
 
     def __post_init__(self) -> None:
-        check_choice("method", self.method, METHODS)
-        for name, value in _DEFAULTS[self.family].items():
-            if getattr(self, name) is None:
-                setattr(self, name, value)
+        self.given = tuple(f.name for f in fields(self) if f.init and getattr(self, f.name) is not None)
+        check_choice("method", self.method if self.method is not None else "sgns", METHODS)
+        family = self.family
+        for f in self._settings():
+            if getattr(self, f.name) is None:
+                setattr(self, f.name, f.metadata["default"][family])
         check_int("dim", self.dim, low=1)
         check_int("epochs", self.epochs, low=1)
         check_float("lr", self.lr, low=0.0)
@@ -77,16 +84,27 @@ class RunConfig:
         """ "word2vec" or "lm"."""
         return "lm" if self.method == "lm" else "word2vec"
 
+    @property
+    def min_lr(self) -> float:
+        """The rate the schedule ends at: word2vec's WORD2VEC_MIN_LR (at most lr), the lm's LM_FLOOR × lr."""
+        return self.lr * LM_FLOOR if self.family == "lm" else min(WORD2VEC_MIN_LR, self.lr)
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Every setting (run.json's "config")."""
+        record = asdict(self)
+        del record["given"]
+        return record
 
     @classmethod
     def from_dict(cls, data: dict) -> RunConfig:
-        known = {f.name for f in fields(cls)}
+        known = {f.name for f in fields(cls) if f.init}
         return cls(**{k: v for k, v in data.items() if k in known})
 
-    def differences(self, given: dict) -> list[str]:
-        """Settings in `given` (None = not given) that differ from this config: 'dim 50 (run has 100)'."""
-        mine = self.to_dict()
-        return [f"{name} {value} (run has {mine[name]})" for name, value in given.items()
-                if value is not None and name in mine and value != mine[name]]  # fmt: skip
+    def differences(self, other: RunConfig) -> list[str]:
+        """The settings this config was given that differ from `other`'s: ['dim 50 (run has 100)']."""
+        return [f"{name} {getattr(self, name)} (run has {getattr(other, name)})"
+                for name in self.given if getattr(self, name) != getattr(other, name)]  # fmt: skip
+
+    @classmethod
+    def _settings(cls):
+        return [f for f in fields(cls) if "default" in f.metadata]

@@ -35,10 +35,11 @@ from embedlab.train.distributed import Dist
 VALIDATION_EVERY = 20  # line i goes to validation when i % 20 == 19: 5% of the corpus, spread through it
 VALIDATION_WINDOWS = 256  # at most this many windows are scored for the validation loss
 WARMUP = 0.02  # share of the steps over which the learning rate rises to its peak
-FLOOR = 0.1  # the cosine decay ends at this share of the peak
 
 
 class LMJob:
+    """The lm method under `run.train`: see `job.Job` for what each member means to the run loop."""
+
     unit = "pieces"
     setup_file = "tokenizer.json"
 
@@ -107,13 +108,14 @@ class LMJob:
 
     @property
     def lr(self) -> float:
-        """Linear warm-up to config.lr, then cosine decay to FLOOR × lr at the last step."""
+        """Linear warm-up to config.lr, then cosine decay to config.min_lr at the last step."""
         total = self.config.epochs * self.steps_per_epoch
         warmup = max(1, int(WARMUP * total))
         if self.step_count < warmup:
             return self.config.lr * (self.step_count + 1) / warmup
         progress = (self.step_count - warmup) / max(1, total - warmup)
-        return self.config.lr * (FLOOR + (1 - FLOOR) * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
+        low, high = self.config.min_lr, self.config.lr
+        return low + (high - low) * 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
 
     def steps(self, epoch: int, skip: int) -> Iterator[None]:
         """AdamW steps of epoch `epoch`, from its step `skip` on."""

@@ -41,12 +41,13 @@ from embedlab.files import atomic_write_text, atomic_writer
 from embedlab.train.checkpoint import load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
 from embedlab.train.distributed import Dist
+from embedlab.train.job import JOBS, Job
 from embedlab.vectors.io import Table, write_table
 
 RUN_FILE, CHECKPOINT = "run.json", "checkpoint.pt"
 UPDATE_COUNTS = "update_counts.npy"  # (V,) int64 gradient steps per row, beside the table
 SNAPSHOTS = 100  # snapshots of the watched rows per run, besides the one before training
-# Shown when no --watch is given: themed sets whose clusters a 2-D map makes visible.
+# Watched when no tokens are named: themed sets whose clusters a 2-D map makes visible.
 DEFAULT_WATCH = list(WORDS)  # the themed words (embedlab.data.themes)
 
 
@@ -77,7 +78,6 @@ def train(
     out: str | Path,
     *,
     resume: bool = False,
-    given: dict | None = None,
     watch: list[str] | tuple[str, ...] = (),
     checkpoint_every: float = 60.0,
     evaluate: bool = True,
@@ -88,20 +88,22 @@ def train(
 ) -> RunResult:
     """Train `config` into the folder `out` (new, or `resume` its last checkpoint) -> RunResult.
 
-    given: with resume, the settings the caller named (None = not named); any that differ from
-    the folder's run is an error. should_stop: polled after each step; True ends the run early
-    with a checkpoint (status "stopped", resumable). on_snapshot(tokens, rows (W, D), done).
+    resume: continue the folder's run with its own settings; any setting `config` was given
+    (config.given) that differs from the folder's is an error. should_stop: polled after each
+    step; True ends the run early with a checkpoint (status "stopped", resumable).
+    on_snapshot(tokens, rows (W, D), done): each snapshot of the watched rows.
     """
     out, dist = Path(out), dist or Dist()
     if checkpoint_every <= 0 or math.isnan(checkpoint_every):
         raise InvalidValueError(f"checkpoint_every must be > 0 seconds; got {checkpoint_every}")
     if resume:
-        config = _resumable(out, given if given is not None else config.to_dict())
+        config = _resumable(out, config)
     else:
         _check_new(out)
         dist.barrier()  # every rank has looked before rank 0 writes
     corpus = open_corpus(config.corpus)
-    job = _make_job(config, corpus, out, resume, dist)
+    lines = dist.shard(corpus) if dist.world > 1 else corpus
+    job = JOBS[config.method].create(lines, config, out, resume, dist)
     try:
         watched = _watch_ids(job.keys, watch)  # the last check: nothing is written before it
         return _run(config, out, corpus, job, watched, resume, checkpoint_every, evaluate,
@@ -211,73 +213,48 @@ def _finish(out, config, corpus, job, watched, snapshots, seconds, done_at_start
     return metrics
 
 
-def _benchmarks(job) -> dict:
-    """WordSim-353, SimLex-999 and Google analogies of the table (an lm evaluates its whole-word pieces)."""
+def _benchmarks(job: Job) -> dict:
+    """WordSim-353, SimLex-999 and Google analogies of the table's word rows (an lm's whole-word pieces)."""
     from embedlab.vectors import Vectors
     from embedlab.vectors.evaluate import evaluate_all
 
-    keys, rows = job.word_rows() if hasattr(job, "word_rows") else (job.keys, job.table())
-    results = evaluate_all(Vectors(keys, rows))
+    results = evaluate_all(Vectors(*job.word_rows()))
     return {name: (r.to_dict() if r is not None else None) for name, r in results.items()}
-
-
-def _make_job(config: RunConfig, corpus, out: Path, resume: bool, dist: Dist):
-    lines = dist.shard(corpus) if dist.world > 1 else corpus
-    if config.family == "lm":
-        from embedlab.train.lm_job import LMJob
-
-        return LMJob.create(lines, config, out, resume, dist)
-    from embedlab.train.corpus import WordVocab, count_words
-    from embedlab.train.w2v_job import Word2VecJob
-
-    if resume:
-        vocab = WordVocab.from_dict(json.loads((out / Word2VecJob.setup_file).read_text(encoding="utf-8")))
-    else:
-        counter = dist.merge_counts(count_words(lines))
-        if not counter:
-            raise InvalidValueError(f"corpus {corpus.name} has no words")
-        vocab = WordVocab.from_counts(counter, config.min_count)
-        if len(vocab) == 0:
-            most = max(counter.values())
-            raise InvalidValueError(
-                f"min_count {config.min_count} leaves no vocabulary: the most frequent word of "
-                f"{corpus.name} occurs {most} times; lower --min-count"
-            )
-    return Word2VecJob(lines, vocab, config, dist)
 
 
 def _check_new(out: Path) -> None:
     """A new run writes only into a missing or empty folder: nothing is ever overwritten."""
     if out.exists() and not out.is_dir():
-        raise InvalidValueError(f"--out {out} is a file; give a folder")
+        raise InvalidValueError(f"{out} is a file; a run needs a folder")
     if out.is_dir() and any(out.iterdir()):
         if (out / RUN_FILE).is_file():
             saved = _read_run(out)
             c = saved.get("config", {})
             raise InvalidValueError(
                 f"{out} already holds a run ({c.get('method')} on {c.get('corpus')}, {saved.get('status')}); "
-                "pass --resume to continue it or choose another --out"
+                "resume it, or choose another folder"
             )
-        raise InvalidValueError(f"{out} is not empty and holds no embedlab run; choose another --out")
+        raise InvalidValueError(f"{out} is not empty and holds no embedlab run; choose another folder")
 
 
-def _resumable(out: Path, given: dict) -> RunConfig:
-    """The folder's config, after checking `given` agrees with it and there is something to resume."""
+def _resumable(out: Path, config: RunConfig) -> RunConfig:
+    """The folder's config, after checking the settings `config` was given agree with it and there
+    is something to resume."""
     if not (out / RUN_FILE).is_file():
         raise MissingDataError(f"nothing to resume: {out} holds no {RUN_FILE}")
     saved = _read_run(out)
-    config = RunConfig.from_dict(saved["config"])
+    saved_config = RunConfig.from_dict(saved["config"])
     if saved.get("status") == "finished":
-        raise InvalidValueError(f"the run in {out} is already finished; choose another --out to train again")
-    different = config.differences(given)
+        raise InvalidValueError(f"the run in {out} is already finished; choose another folder to train again")
+    different = config.differences(saved_config)
     if different:
         raise InvalidValueError(f"{out} holds a different run: {', '.join(different)}")
     if not (out / CHECKPOINT).is_file():
         raise MissingDataError(
             f"nothing to resume: the run in {out} stopped before its first checkpoint; "
-            "remove the folder or choose another --out to start again"
+            "remove the folder or choose another one to start again"
         )
-    return config
+    return saved_config
 
 
 def _read_run(out: Path) -> dict:
@@ -303,7 +280,7 @@ def _watch_ids(keys: list[str], watch) -> np.ndarray:
         missing = [w for w in watch if w not in index and f"Ġ{w}" not in index]
         if missing:
             listed = ", ".join(map(repr, missing))
-            raise InvalidValueError(f"--watch: {listed} not in the vocabulary of {len(keys)} tokens")
+            raise InvalidValueError(f"watch: {listed} not in the vocabulary of {len(keys)} tokens")
         return np.array([index.get(w, index.get(f"Ġ{w}")) for w in watch], dtype=np.int64)
     ids = [index.get(w, index.get(f"Ġ{w}")) for w in DEFAULT_WATCH]
     ids = [i for i in ids if i is not None]

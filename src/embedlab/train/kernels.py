@@ -1,87 +1,36 @@
-"""word2vec: skip-gram (sgns) and CBOW with negative sampling, as numba kernels over id chunks.
+"""word2vec's inner loops as numba kernels: skip-gram (sgns) and CBOW with negative sampling.
 
-    vocab = WordVocab.build(open_corpus("gcide"), min_count=5)
-    w_in, w_out, stats = train_epochs(open_corpus("gcide"), vocab, Word2VecConfig(method="sgns"))
-    Vectors(vocab.index_to_key, w_in)                         # the input table is the embedding
+    sgns_chunk(ids, starts, bounds, w_in, w_out, keep, cum_table, guide, rng_state, update_counts, ...)
+    cbow_chunk(...)                                   # the same arguments, plus cbow_mean
+    linear_lr(alpha, min_alpha, done, total)          # the learning-rate schedule, for every engine
 
 The details are word2vec's and gensim's: subsampled frequent words, a window shrunk at random
 for each centre word, noise words drawn from unigram^0.75, a learning rate falling linearly over
 the whole run, separate input and output tables. Skip-gram follows gensim's pair order: each
 context word's input row predicts the centre word (and `negative` noise words) in the output table.
+The state these kernels update, and the job that feeds them chunks, are in `word2vec.py`.
 
 All randomness is one LCG per thread, word2vec's `r = r * 25214903917 + 11` on uint64, held in
-`TrainState.rng_state`, so a run with threads=1 is a pure function of its seed and its state can
-be saved and resumed. With threads > 1 the parts of a chunk train at once on shared tables without
-locks (Hogwild, as word2vec and gensim), so results then vary from run to run.
+the caller's `rng_state`, so a run with one thread is a pure function of its seed and its state
+can be saved and resumed. With threads > 1 the parts of a chunk train at once on shared tables
+without locks (Hogwild, as word2vec and gensim), so results then vary from run to run.
 """
 
 from __future__ import annotations
 
-import logging
 import math
-import queue
-import threading
-import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import NamedTuple
 
-import numba
 import numpy as np
 from numba import njit, prange
 
-from embedlab.errors import InvalidValueError, check_choice, check_float, check_int
-from embedlab.train.corpus import Chunk, ChunkCache, WordVocab
-
-log = logging.getLogger("embedlab")
-
 METHODS = ("sgns", "cbow")
+CBOW_MEAN = True  # cbow averages its window's rows (gensim's and word2vec's default; False sums them)
 MAX_EXP = 6.0  # beyond |u·h| > 6 the sigmoid is taken as 0 or 1, as word2vec does: right answers then cost nothing
 LOSS_EVERY = 16  # the loss is scored on every 16th centre word: a progress signal for ~1/16 of its cost
 _LCG_MUL, _LCG_ADD = np.uint64(25214903917), np.uint64(11)
 _HIGH = np.uint64(32)  # draws use the state's top 32 bits: an LCG's low bits repeat with short periods
 # Reassociation lets LLVM vectorise the dot product; NaN and inf keep their meaning (no "fast" nnan/ninf).
 _FAST = {"reassoc", "contract", "nsz", "arcp"}
-
-
-@dataclass
-class Word2VecConfig:
-    method: str = "sgns"  # "sgns": context word predicts centre word; "cbow": window mean predicts it
-    dim: int = 100  # D: the embedding width of word2vec's and gensim's defaults
-    window: int = 5  # at most this many words on each side; each centre word draws its own 1..window
-    negative: int = 5  # noise words per true word (5-20 suit small corpora, 2-5 large ones)
-    sample: float = 1e-3  # subsampling threshold as a share of the corpus (0: keep every word)
-    alpha: float = 0.025  # starting learning rate (gensim 4 uses 0.025 for both methods)
-    min_alpha: float = 0.0001  # learning rate at the end of the last epoch
-    epochs: int = 5
-    threads: int = 2  # Hogwild threads; 1 makes a run bit-for-bit reproducible
-    seed: int = 1  # seeds the table init and each thread's LCG
-    cbow_mean: bool = True  # cbow: average the context rows (else sum them)
-    batch_words: int = 10_000  # words per thread per kernel call (gensim's job size)
-
-    def __post_init__(self):
-        check_choice("method", self.method, METHODS)
-        check_int("dim", self.dim, low=1)
-        check_int("window", self.window, low=1)
-        check_int("negative", self.negative, low=1)
-        check_float("sample", self.sample, low=0.0, high=1.0)
-        check_float("alpha", self.alpha, low=0.0)
-        check_float("min_alpha", self.min_alpha, low=0.0, high=self.alpha)
-        check_int("epochs", self.epochs, low=1)
-        check_int("threads", self.threads, low=1, high=1024)
-        check_int("seed", self.seed, low=0)
-        check_int("batch_words", self.batch_words, low=1)
-
-
-def init_tables(V: int, dim: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """-> w_in (V, D) uniform in [-1/D, 1/D), w_out (V, D) zeros, float32: gensim's init.
-
-    word2vec's C tool draws from half that range; on 1M words of gcide gensim's range scored
-    better on all three benchmarks (5 seeds), and gensim's scores are the target.
-    """
-    w_in = np.random.default_rng(seed).random((V, dim), dtype=np.float32)  # [0, 1)
-    w_in = (w_in * np.float32(2.0) - np.float32(1.0)) / np.float32(dim)  # small rows: every word starts near 0
-    return w_in, np.zeros((V, dim), dtype=np.float32)
 
 
 # ----- kernels ------------------------------------------------------------------------------------
@@ -218,10 +167,17 @@ def sgns_pair_update(w_in, w_out, true_row, context_row, noise_rows, lr):
     return loss
 
 
-@njit(inline="always")
-def _lr(alpha, min_alpha, position, total_words):
-    """Linear decay from alpha at word 0 to min_alpha at word total_words (gensim's schedule)."""
-    return max(min_alpha, alpha - (alpha - min_alpha) * position / total_words)
+def linear_lr(alpha, min_alpha, done, total):
+    """The learning rate after `done` of `total` words: linear from alpha down to min_alpha, never
+    below it (gensim's schedule). Floats or NumPy arrays of `done`; compiled into the kernels as _lr.
+
+    >>> float(linear_lr(0.025, 0.0001, 500, 1000)), float(linear_lr(0.025, 0.0001, 2000, 1000))
+    (0.01255, 0.0001)
+    """
+    return np.maximum(min_alpha, alpha - (alpha - min_alpha) * done / total)
+
+
+_lr = njit(inline="always")(linear_lr)  # one schedule: the same Python function, compiled
 
 
 @njit(nogil=True, parallel=True, cache=True, fastmath=_FAST)
@@ -319,171 +275,3 @@ def cbow_chunk(ids, starts, bounds, w_in, w_out, keep, cum_table, guide, rng_sta
             stats[p, 0] += n
         rng_state[p] = state
     return stats.sum(axis=0)
-
-
-# ----- state and driver ---------------------------------------------------------------------------
-
-
-@dataclass
-class TrainState:
-    """Everything a run needs to go on from where it is: save these and a resume is exact."""
-
-    w_in: np.ndarray  # (V, D) float32 input rows: the embedding table
-    w_out: np.ndarray  # (V, D) float32 output rows, predicted against
-    rng_state: np.ndarray  # (threads,) uint64: each thread's LCG
-    update_counts: np.ndarray  # (threads, V) int64: gradient steps each input row took, counted per thread
-    words_total: int  # words planned, epochs × vocab.total: the learning rate reaches min_alpha there
-    words_done: int = 0  # in-vocabulary corpus words trained so far, all epochs
-    kept_words: int = 0  # of those, the ones subsampling kept
-    loss_sum: float = 0.0  # -log σ summed over the targets of every LOSS_EVERY-th centre word
-    loss_terms: int = 0  # targets in loss_sum
-
-    @classmethod
-    def new(cls, vocab: WordVocab, config: Word2VecConfig) -> TrainState:
-        w_in, w_out = init_tables(len(vocab), config.dim, config.seed)
-        streams = np.random.SeedSequence(config.seed).generate_state(config.threads, dtype=np.uint64)
-        counts = np.zeros((config.threads, len(vocab)), dtype=np.int64)
-        return cls(w_in, w_out, streams, counts, config.epochs * vocab.total)
-
-
-@dataclass(frozen=True)
-class TrainStats:
-    """Where a run stands: given to on_progress after each chunk and returned at the end."""
-
-    epoch: int  # 0-based epoch of the last chunk
-    words: int  # in-vocabulary corpus words trained, all epochs
-    kept_words: int  # of those, the ones subsampling kept
-    seconds: float  # wall time since training started
-    loss: float  # mean -log σ per scored target in this epoch so far (nan before any)
-    alpha: float  # learning rate at the start of the last chunk
-    thread_counts: np.ndarray  # (threads, V) int64 TrainState.update_counts (the live array)
-
-    @property
-    def update_counts(self) -> np.ndarray:
-        """(V,) int64 gradient steps each input row has taken."""
-        return self.thread_counts.sum(axis=0)
-
-    @property
-    def words_per_second(self) -> float:
-        return self.words / self.seconds if self.seconds > 0 else 0.0
-
-
-class Tables(NamedTuple):
-    """What the kernels read from the vocabulary, built once per run by vocab_tables."""
-
-    keep: np.ndarray  # (V,) float32 subsampling keep probabilities
-    cum_table: np.ndarray  # (V,) uint32 noise distribution, gensim's cum_table
-    guide: np.ndarray  # (V,) int64 guide_table(cum_table)
-
-
-def vocab_tables(vocab: WordVocab, sample: float) -> Tables:
-    cum_table = vocab.noise_table()
-    return Tables(vocab.keep_probabilities(sample), cum_table, guide_table(cum_table))
-
-
-def split_parts(starts: np.ndarray, parts: int) -> np.ndarray:
-    """(S+1,) sentence offsets -> (parts+1,) sentence bounds cutting the words into near-equal parts.
-
-    >>> split_parts(np.array([0, 4, 5, 9, 10]), 2).tolist()
-    [0, 2, 4]
-    """
-    targets = np.linspace(0, starts[-1], parts + 1)[1:-1]
-    inner = np.searchsorted(starts, targets, side="left")  # first sentence starting at or after the target
-    return np.concatenate([[0], inner, [len(starts) - 1]]).astype(np.int64)
-
-
-def train_chunk(state: TrainState, chunk: Chunk, tables: Tables, config: Word2VecConfig) -> float:
-    """Train on one Chunk, updating `state` in place -> the learning rate at the chunk's start.
-
-    With one thread the result depends only on the state and the words, not on how the corpus
-    was cut into chunks: the learning rate follows each sentence's position in the whole run.
-    """
-    threads = len(state.rng_state)
-    bounds = split_parts(chunk.starts, threads)  # thread p trains sentences bounds[p]:bounds[p+1]
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    args = (chunk.ids, chunk.starts, bounds, state.w_in, state.w_out, *tables, state.rng_state,
-            state.update_counts, config.window, config.negative, config.alpha, config.min_alpha,
-            state.words_done, state.words_total, LOSS_EVERY)  # fmt: skip
-    if config.method == "sgns":
-        kept, loss_sum, loss_terms = sgns_chunk(*args)
-    else:
-        kept, loss_sum, loss_terms = cbow_chunk(*args, config.cbow_mean)
-    lr = _lr(config.alpha, config.min_alpha, state.words_done, state.words_total)
-    state.words_done += len(chunk.ids)
-    state.kept_words += int(kept)
-    state.loss_sum += float(loss_sum)  # a Python float: checkpoints hold plain values
-    state.loss_terms += int(loss_terms)
-    return lr
-
-
-def train_epochs(
-    lines: Iterable[str],
-    vocab: WordVocab,
-    config: Word2VecConfig,
-    *,
-    on_progress: Callable[[TrainStats], None] | None = None,
-) -> tuple[np.ndarray, np.ndarray, TrainStats]:
-    """Train word2vec over `config.epochs` passes of a re-iterable stream of lines.
-
-    -> w_in (V, D) float32 (the embedding table), w_out (V, D) float32, the final TrainStats.
-    The corpus is read and tokenized once: later epochs replay its ids from a temporary file.
-    """
-    if len(vocab) == 0:
-        raise InvalidValueError("the vocabulary is empty: lower min_count or give a larger corpus")
-    state = TrainState.new(vocab, config)
-    tables = vocab_tables(vocab, config.sample)
-    start, lr, stats = time.perf_counter(), config.alpha, None
-    with ChunkCache(lines, vocab, config.batch_words * config.threads) as chunks:
-        for epoch in range(config.epochs):
-            epoch_loss = (state.loss_sum, state.loss_terms)
-            for chunk in _prefetch(iter(chunks)):
-                lr = train_chunk(state, chunk, tables, config)
-                stats = _stats(state, epoch, start, lr, epoch_loss)
-                if on_progress is not None:
-                    on_progress(stats)
-            log.info("epoch %d: %d words, loss %.4f", epoch, state.words_done, stats.loss if stats else math.nan)
-    return state.w_in, state.w_out, _stats(state, config.epochs - 1, start, lr, epoch_loss)
-
-
-def _stats(state: TrainState, epoch: int, start: float, lr: float, epoch_loss: tuple[float, int]) -> TrainStats:
-    loss_sum, loss_terms = state.loss_sum - epoch_loss[0], state.loss_terms - epoch_loss[1]
-    loss = loss_sum / loss_terms if loss_terms else math.nan
-    seconds = time.perf_counter() - start
-    return TrainStats(epoch, state.words_done, state.kept_words, seconds, loss, lr, state.update_counts)
-
-
-def _prefetch(chunks: Iterator[Chunk], depth: int = 4) -> Iterator[Chunk]:
-    """Encode ahead in a thread: tokenizing is Python work that overlaps the kernels (they drop the GIL)."""
-    ready: queue.Queue = queue.Queue(maxsize=depth)
-    stop, end = threading.Event(), object()
-
-    def put(item) -> bool:
-        while not stop.is_set():  # the consumer may be gone: look again every 0.1 s
-            try:
-                ready.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                pass
-        return False
-
-    def produce():
-        try:
-            for chunk in chunks:
-                if not put(chunk):
-                    return
-            put(end)
-        except BaseException as error:  # raised again in the consumer
-            put(error)
-        finally:
-            getattr(chunks, "close", lambda: None)()  # a generator given up on ends here, in its own thread
-
-    worker = threading.Thread(target=produce, daemon=True)
-    worker.start()
-    try:
-        while (item := ready.get()) is not end:
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        worker.join()

@@ -1,0 +1,329 @@
+"""word2vec as a training job: the state the kernels update, and one step = one chunk of words.
+
+    job = Word2VecJob.create(lines, RunConfig(corpus="gcide"), out, resume=False, dist=Dist())
+    for epoch in range(config.epochs):
+        for _ in job.steps(epoch, skip=0): ...        # each step: ~threads × 10,000 words
+    Vectors(job.keys, job.table())                    # the input table is the embedding
+    arrays, meta = job.state_dict()                   # everything a resume needs
+
+On CPU the numba Hogwild kernels of `kernels.py` train; on a CUDA device the batched torch engine
+(`batched.py`). Under torch.distributed each rank trains its shard of lines and the ranks add
+their changes to the tables after every round (see `distributed.py`). The run loop around a job
+(folder, checkpoints, snapshots, metrics) is `run.py`'s; what a job must offer is `job.Job`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import queue
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import NamedTuple
+
+import numba
+import numpy as np
+import torch
+
+from embedlab.errors import InvalidValueError
+from embedlab.files import atomic_write_text
+from embedlab.train.config import RunConfig
+from embedlab.train.corpus import Chunk, ChunkCache, WordVocab, count_words
+from embedlab.train.distributed import Dist
+from embedlab.train.kernels import CBOW_MEAN, LOSS_EVERY, cbow_chunk, guide_table, linear_lr, sgns_chunk
+
+BATCH_WORDS = 10_000  # words per thread per kernel call (gensim's job size); a device takes 20 threads' worth
+
+
+@dataclass
+class TrainState:
+    """Everything a run needs to go on from where it is: save these and a resume is exact."""
+
+    w_in: np.ndarray  # (V, D) float32 input rows: the embedding table
+    w_out: np.ndarray  # (V, D) float32 output rows, predicted against
+    rng_state: np.ndarray  # (threads,) uint64: each thread's LCG
+    update_counts: np.ndarray  # (threads, V) int64: gradient steps each input row took, counted per thread
+    words_total: int  # words planned, epochs × vocab.total: the learning rate reaches min_lr there
+    words_done: int = 0  # in-vocabulary corpus words trained so far, all epochs
+    kept_words: int = 0  # of those, the ones subsampling kept
+    loss_sum: float = 0.0  # -log σ summed over the targets of every LOSS_EVERY-th centre word
+    loss_terms: int = 0  # targets in loss_sum
+
+    @classmethod
+    def new(cls, vocab: WordVocab, config: RunConfig) -> TrainState:
+        w_in, w_out = init_tables(len(vocab), config.dim, config.seed)
+        streams = np.random.SeedSequence(config.seed).generate_state(config.threads, dtype=np.uint64)
+        counts = np.zeros((config.threads, len(vocab)), dtype=np.int64)
+        return cls(w_in, w_out, streams, counts, config.epochs * vocab.total)
+
+
+def init_tables(V: int, dim: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """-> w_in (V, D) uniform in [-1/D, 1/D), w_out (V, D) zeros, float32: gensim's init.
+
+    word2vec's C tool draws from half that range; on 1M words of gcide gensim's range scored
+    better on all three benchmarks (5 seeds), and gensim's scores are the target.
+    """
+    w_in = np.random.default_rng(seed).random((V, dim), dtype=np.float32)  # [0, 1)
+    w_in = (w_in * np.float32(2.0) - np.float32(1.0)) / np.float32(dim)  # small rows: every word starts near 0
+    return w_in, np.zeros((V, dim), dtype=np.float32)
+
+
+class Tables(NamedTuple):
+    """What the kernels read from the vocabulary, built once per run by vocab_tables."""
+
+    keep: np.ndarray  # (V,) float32 subsampling keep probabilities
+    cum_table: np.ndarray  # (V,) uint32 noise distribution, gensim's cum_table
+    guide: np.ndarray  # (V,) int64 guide_table(cum_table)
+
+
+def vocab_tables(vocab: WordVocab, sample: float) -> Tables:
+    cum_table = vocab.noise_table()
+    return Tables(vocab.keep_probabilities(sample), cum_table, guide_table(cum_table))
+
+
+def split_parts(starts: np.ndarray, parts: int) -> np.ndarray:
+    """(S+1,) sentence offsets -> (parts+1,) sentence bounds cutting the words into near-equal parts.
+
+    >>> split_parts(np.array([0, 4, 5, 9, 10]), 2).tolist()
+    [0, 2, 4]
+    """
+    targets = np.linspace(0, starts[-1], parts + 1)[1:-1]
+    inner = np.searchsorted(starts, targets, side="left")  # first sentence starting at or after the target
+    return np.concatenate([[0], inner, [len(starts) - 1]]).astype(np.int64)
+
+
+def train_chunk(state: TrainState, chunk: Chunk, tables: Tables, config: RunConfig) -> None:
+    """Train on one Chunk with the numba kernels, updating `state` in place.
+
+    With one thread the result depends only on the state and the words, not on how the corpus
+    was cut into chunks: the learning rate follows each sentence's position in the whole run.
+    """
+    threads = len(state.rng_state)
+    bounds = split_parts(chunk.starts, threads)  # thread p trains sentences bounds[p]:bounds[p+1]
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    args = (chunk.ids, chunk.starts, bounds, state.w_in, state.w_out, *tables, state.rng_state,
+            state.update_counts, config.window, config.negative, config.lr, config.min_lr,
+            state.words_done, state.words_total, LOSS_EVERY)  # fmt: skip
+    if config.method == "sgns":
+        kept, loss_sum, loss_terms = sgns_chunk(*args)
+    else:
+        kept, loss_sum, loss_terms = cbow_chunk(*args, CBOW_MEAN)
+    state.words_done += len(chunk.ids)
+    state.kept_words += int(kept)
+    state.loss_sum += float(loss_sum)  # a Python float: checkpoints hold plain values
+    state.loss_terms += int(loss_terms)
+
+
+class Word2VecJob:
+    """sgns or cbow under `run.train`: see `job.Job` for what each member means to the run loop."""
+
+    unit = "words"
+    setup_file = "vocab.json"  # what a resume needs besides the checkpoint: the vocabulary
+
+    @classmethod
+    def create(cls, lines: Iterable[str], config: RunConfig, out: Path, resume: bool, dist: Dist) -> Word2VecJob:
+        """Count the words (all ranks' counts merged) into a vocabulary, or read it back on resume."""
+        if resume:
+            vocab = WordVocab.from_dict(json.loads((out / cls.setup_file).read_text(encoding="utf-8")))
+            return cls(lines, vocab, config, dist)
+        counter = dist.merge_counts(count_words(lines))
+        if not counter:
+            raise InvalidValueError(f"corpus {Path(config.corpus).name} has no words")
+        vocab = WordVocab.from_counts(counter, config.min_count)
+        if len(vocab) == 0:
+            raise InvalidValueError(
+                f"min_count {config.min_count} leaves no vocabulary: the most frequent word of "
+                f"{Path(config.corpus).name} occurs {max(counter.values())} times"
+            )
+        return cls(lines, vocab, config, dist)
+
+    def __init__(
+        self, lines: Iterable[str], vocab: WordVocab, config: RunConfig, dist: Dist | None = None,
+        chunk_words: int | None = None,
+    ) -> None:  # fmt: skip
+        if len(vocab) == 0:
+            raise InvalidValueError("the vocabulary is empty: a smaller min_count or a larger corpus gives one")
+        self.vocab, self.config, self.dist = vocab, config, dist or Dist()
+        self.state = TrainState.new(vocab, config)  # every rank starts from the same tables...
+        if self.dist.world > 1:  # ...and draws its own random numbers
+            self._reseed(0)
+        self.state.words_total = config.epochs * max(1, vocab.total // self.dist.world)  # this rank's share
+        self.tables = vocab_tables(vocab, config.sample)
+        self.device = torch.device(config.device)
+        # numba threads take BATCH_WORDS each; a device is kept busy by chunks twenty threads large
+        chunk_words = chunk_words or BATCH_WORDS * (config.threads if self.device.type == "cpu" else 20)
+        self.cache = ChunkCache(lines, vocab, chunk_words)
+        self.engine = None if self.device.type == "cpu" else _batched(self.state, self.tables, config, self.device)
+        self.epoch_loss = (0.0, 0)  # loss sums at the start of the current epoch
+        self._bases = None  # distributed: the tables as of the last round
+
+    @property
+    def keys(self) -> list[str]:
+        return self.vocab.index_to_key
+
+    @property
+    def counts(self) -> np.ndarray:
+        return self.vocab.counts
+
+    @property
+    def total(self) -> int:
+        """Words the whole run trains, all ranks and epochs."""
+        return self.state.words_total * self.dist.world
+
+    @property
+    def done(self) -> int:
+        return self.state.words_done * self.dist.world  # ranks advance together: an estimate off by < a round
+
+    @property
+    def loss(self) -> float:
+        """Mean -log σ per scored target in this epoch so far (this rank's sample)."""
+        terms = self.state.loss_terms - self.epoch_loss[1]
+        return (self.state.loss_sum - self.epoch_loss[0]) / terms if terms else math.nan
+
+    @property
+    def lr(self) -> float:
+        c = self.config
+        return float(linear_lr(c.lr, c.min_lr, self.state.words_done, self.state.words_total))
+
+    def steps(self, epoch: int, skip: int) -> Iterator[None]:
+        """Train epoch `epoch` from its step `skip` on, yielding after each step."""
+        if skip == 0:
+            self.epoch_loss = (self.state.loss_sum, self.state.loss_terms)
+        if self.dist.world > 1 and self._bases is None:  # the tables as all ranks hold them now
+            self._bases = [t.clone() for t in self._tables()]
+        chunks = prefetch(islice(iter(self.cache), skip, None))
+        try:
+            while True:
+                chunk = next(chunks, None)
+                if chunk is not None:
+                    if self.engine is None:
+                        train_chunk(self.state, chunk, self.tables, self.config)
+                    else:
+                        self.engine.train_chunk(chunk)
+                if self.dist.world > 1:  # lockstep rounds: a rank out of lines still adds its (zero) change
+                    if self.dist.all_done(chunk is None):
+                        return
+                    self.dist.sum_updates(self._tables(), self._bases)
+                elif chunk is None:
+                    return
+                yield
+        finally:
+            chunks.close()
+
+    def save_setup(self, out: Path) -> None:
+        atomic_write_text(out / self.setup_file, json.dumps(self.vocab.to_dict()))
+
+    def table(self) -> np.ndarray:
+        """(V, D) float32 the input table: the embedding (live on CPU)."""
+        self._sync()
+        return self.state.w_in
+
+    def word_rows(self) -> tuple[list[str], np.ndarray]:
+        """Every row is a word's: the keys and the table."""
+        return self.keys, self.table()
+
+    def rows(self, ids: np.ndarray) -> np.ndarray:
+        """(W, D) float32 copies of the embedding rows `ids`."""
+        if self.engine is not None:
+            return self.engine.w_in[torch.as_tensor(ids, device=self.device)].cpu().numpy()
+        return self.state.w_in[ids].copy()
+
+    def state_dict(self) -> tuple[dict[str, np.ndarray], dict]:
+        self._sync()
+        s = self.state
+        counts = s.update_counts if self.dist.world == 1 else self.dist.sum(s.update_counts)  # a collective
+        arrays = {"w_in": s.w_in, "w_out": s.w_out, "rng_state": s.rng_state, "update_counts": counts}
+        meta = {"words_done": s.words_done, "kept_words": s.kept_words, "loss_sum": s.loss_sum,
+                "loss_terms": s.loss_terms, "epoch_loss": list(self.epoch_loss)}  # fmt: skip
+        return arrays, meta
+
+    def load_state_dict(self, arrays: dict[str, np.ndarray], meta: dict) -> None:
+        s = self.state
+        s.w_in[:], s.w_out[:] = arrays["w_in"], arrays["w_out"]
+        if self.dist.world == 1:  # exact resume; ranks of a distributed run keep their fresh streams
+            s.rng_state[:], s.update_counts[:] = arrays["rng_state"], arrays["update_counts"]
+            s.words_done, s.kept_words = meta["words_done"], meta["kept_words"]
+            s.loss_sum, s.loss_terms = meta["loss_sum"], meta["loss_terms"]
+            self.epoch_loss = tuple(meta["epoch_loss"])
+        else:
+            s.update_counts[:] = 0  # the saved counts are all ranks' sum: rank 0 carries them on
+            if self.dist.main:
+                s.update_counts[0] = arrays["update_counts"].sum(axis=0)
+            s.words_done = meta["words_done"]
+            self._reseed(s.words_done)
+            self._bases = None
+        if self.engine is not None:
+            self.engine = _batched(s, self.tables, self.config, self.device)
+
+    def gather(self) -> tuple[np.ndarray, dict]:
+        """-> (V,) int64 gradient steps each embedding row took, and the job's metrics, summed
+        over ranks and threads (a collective under torch.distributed: every rank calls it)."""
+        self._sync()
+        s = self.state
+        counts = self.dist.sum(s.update_counts.sum(axis=0))
+        words, kept = self.dist.sum(np.array([s.words_done, s.kept_words], dtype=np.int64)).tolist()
+        return counts, {"words": words, "kept_words": kept, "final_lr": self.lr}
+
+    def close(self) -> None:
+        self.cache.close()
+
+    def _sync(self) -> None:
+        if self.engine is not None:
+            self.engine.sync_state()
+
+    def _tables(self) -> list[torch.Tensor]:
+        """The two tables as tensors sharing memory with what the engine writes."""
+        if self.engine is not None:
+            return [self.engine.w_in, self.engine.w_out]
+        return [torch.from_numpy(self.state.w_in), torch.from_numpy(self.state.w_out)]
+
+    def _reseed(self, words_done: int) -> None:
+        """A distributed rank's own LCG streams (a resume draws new ones: ranks do not save theirs)."""
+        seeds = np.random.SeedSequence((self.config.seed, self.dist.rank, words_done))
+        self.state.rng_state[:] = seeds.generate_state(self.config.threads, dtype=np.uint64)
+
+
+def _batched(state: TrainState, tables: Tables, config: RunConfig, device: torch.device):
+    from embedlab.train.batched import BatchedTrainer  # torch engine, only for accelerator devices
+
+    return BatchedTrainer(state, tables, config, device)
+
+
+def prefetch(chunks: Iterator[Chunk], depth: int = 4) -> Iterator[Chunk]:
+    """Encode ahead in a thread: tokenizing is Python work that overlaps the kernels (they drop the GIL)."""
+    ready: queue.Queue = queue.Queue(maxsize=depth)
+    stop, end = threading.Event(), object()
+
+    def put(item) -> bool:
+        while not stop.is_set():  # the consumer may be gone: look again every 0.1 s
+            try:
+                ready.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                pass
+        return False
+
+    def produce():
+        try:
+            for chunk in chunks:
+                if not put(chunk):
+                    return
+            put(end)
+        except BaseException as error:  # raised again in the consumer
+            put(error)
+        finally:
+            getattr(chunks, "close", lambda: None)()  # a generator given up on ends here, in its own thread
+
+    worker = threading.Thread(target=produce, daemon=True)
+    worker.start()
+    try:
+        while (item := ready.get()) is not end:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        worker.join()
