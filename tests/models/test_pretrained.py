@@ -13,6 +13,7 @@ from safetensors.torch import save_file
 
 from embedlab.errors import InvalidValueError, MissingDataError
 from embedlab.models.pretrained import load_input_embedding, load_query_key, load_tokenizer
+from embedlab.tokenizer.fast import FastTokenizer
 
 MATCH = 1e-5  # the bar for max abs difference against transformers
 
@@ -101,6 +102,7 @@ def test_checkpoint_without_embeddings(tmp_path, minilm_dir):
 def test_tokenizer_loading(tmp_path, minilm_dir):
     tok = load_tokenizer(minilm_dir)
     assert tok.encode("the cat").tokens[:3] == ["[CLS]", "the", "cat"]
+    assert tok.get_vocab() == FastTokenizer.load(minilm_dir).tokenizer.get_vocab()  # one reader of the file
     with pytest.raises(MissingDataError, match="no tokenizer.json"):
         load_tokenizer(tmp_path)
     (tmp_path / "tokenizer.json").write_text('{"version": "1.0", "model": 7}')

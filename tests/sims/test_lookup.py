@@ -51,6 +51,8 @@ def test_words_resolve_to_plain_or_bpe_keys():
     with pytest.raises(KeyError, match="unknown key 'kingg'.*closest"):
         resolve_key(bpe, "kingg")
     assert themed_keys(bpe) == [("king", "Ġking", "people"), ("queen", "queen", "people")]
+    accented = Vectors(["ĠcafÃ©"], np.eye(1), name="bytes")  # a byte-level piece: é is two stand-ins
+    assert resolve_key(accented, "café") == "ĠcafÃ©"
 
 
 def test_lookup_is_the_lessons_row(lesson):

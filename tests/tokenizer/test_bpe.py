@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
 from embedlab.errors import InvalidValueError, MissingDataError
-from embedlab.tokenizer.bpe import _SPLITTERS, BPE
+from embedlab.tokenizer.bpe import BPE, SPLITTERS
 
 LESSON = "the cat sat on the mat the cat"
 REPO = Path(__file__).resolve().parents[2]
@@ -42,7 +42,7 @@ def test_lesson_hand_calculation(split):
 
 def _naive_merges(text: str, split: str, num_merges: int, tie: str) -> list[tuple[str, str]]:
     """Oracle: recount every pair of every chunk before each merge (minbpe's way)."""
-    chunks = Counter(_SPLITTERS[split](text))
+    chunks = Counter(SPLITTERS[split](text))
     alphabet = sorted({ch for c in chunks for ch in c})
     rank = {ch: i for i, ch in enumerate(alphabet)}  # HF ids: alphabet by code point, then merges
     words = [(list(c), f) for c, f in chunks.items()]

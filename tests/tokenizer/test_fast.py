@@ -9,7 +9,7 @@ import pytest
 from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError, MissingDataError
 from embedlab.tokenizer.bpe import BPE
-from embedlab.tokenizer.fast import FastTokenizer
+from embedlab.tokenizer.fast import FastTokenizer, load_tokenizer
 
 AGREEMENT_CHARS = 1_100_000  # the issue asks for a real corpus slice of at least 1 MB
 AGREEMENT_MERGES = 2000
@@ -54,13 +54,25 @@ def test_save_and_load_round_trip(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["tokenizer.json"]
     loaded = FastTokenizer.load(path)
     assert loaded.encode("the mat 🙂") == fast.encode("the mat 🙂")
+    assert loaded.encode_batch(["the mat", "🙂", ""]) == [fast.encode("the mat"), fast.encode("🙂"), []]
     assert loaded.decode(loaded.encode("the mat 🙂")) == "the mat 🙂"
     assert loaded.piece(0) == "<pad>"
+
+
+def test_load_tokenizer_opens_either_kind_of_file(tmp_path):
+    reference = BPE(mode="byte")
+    reference.train("the cat sat on the mat", num_merges=5)
+    fast = FastTokenizer.train(["the cat sat on the mat"] * 5, vocab_size=260)
+    assert isinstance(load_tokenizer(reference.save(tmp_path / "ref.json")), BPE)
+    assert isinstance(load_tokenizer(fast.save(tmp_path / "fast.json")), FastTokenizer)
+    assert load_tokenizer("minilm").vocab_size == 30522
 
 
 def test_bad_input(tmp_path):
     with pytest.raises(MissingDataError, match="'bert-huge' is neither a built-in name \\(minilm\\) nor a file"):
         FastTokenizer.load("bert-huge")
+    with pytest.raises(MissingDataError, match="no tokenizer.json in"):
+        FastTokenizer.load(tmp_path)  # a folder without one
     corrupt = tmp_path / "tokenizer.json"
     corrupt.write_text('{"model": {"type": "BPE", "vocab": 3}}')
     with pytest.raises(InvalidValueError, match="tokenizer.json is not a valid tokenizer file"):

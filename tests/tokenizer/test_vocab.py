@@ -17,9 +17,12 @@ from embedlab.tokenizer.vocab import (
     Vocab,
     count_words,
     frequency_bands,
+    most_frequent,
     piece_counts,
     pieces_per_word,
+    words,
 )
+from embedlab.train import corpus
 
 COUNTS = Counter({"the": 10, "cat": 4, "sat": 4, "mat": 2, "zebra": 1})
 
@@ -36,7 +39,7 @@ def test_specials_come_first_at_fixed_ids_then_words_by_count():
 def test_min_count_and_max_size():
     assert "zebra" not in Vocab(COUNTS, min_count=2)
     small = Vocab(COUNTS, max_size=len(SPECIALS) + 2)
-    assert small.index_to_key[len(SPECIALS):] == ["the", "cat"]  # ties keep first-counted order
+    assert small.index_to_key[len(SPECIALS) :] == ["the", "cat"]  # ties keep first-counted order
     assert small.encode("the mat") == [small.key_to_index["the"], UNK]
 
 
@@ -60,6 +63,25 @@ def test_lowercase_and_build_from_a_corpus():
     assert vocab.count("the") == count_words(lines, lowercase=True)["the"]
 
 
+def test_one_word_tokenizer_for_vocab_and_word2vec():
+    assert corpus.words is words and corpus.count_words is count_words  # train's tables split text so
+    lines = ["The cat sat.", "the CAT, the mat!", "rock’n’roll isn't dead"]
+    assert count_words(lines) == Counter(w for line in lines for w in words(line))
+    assert count_words(lines, lowercase=False)["The"] == 1 and "The" not in count_words(lines)
+    vocab = Vocab.build(lines)  # lower-cased, punctuation dropped: the same words as WordVocab.build
+    assert vocab.index_to_key[len(SPECIALS) :] == corpus.WordVocab.build(lines, min_count=1).index_to_key
+    assert vocab.tokens("The cat, the MAT.") == ["the", "cat", "the", "mat"]  # encode splits as counting did
+
+
+def test_most_frequent_orders_by_count_then_first_appearance():
+    counts = count_words(["b a b c a d", "e"])
+    assert most_frequent(counts) == [("b", 2), ("a", 2), ("c", 1), ("d", 1), ("e", 1)]
+    assert most_frequent(counts, min_count=2, max_size=1) == [("b", 2)]
+    assert most_frequent(counts, max_size=0) == []
+    with pytest.raises(InvalidValueError, match="min_count must be >= 1; got 0"):
+        most_frequent(counts, min_count=0)
+
+
 def test_fewer_pieces_per_word_as_the_vocabulary_grows():
     lines = list(islice(open_corpus("gcide"), 15000))
     words = count_words(lines)
@@ -73,6 +95,11 @@ def test_piece_counts_and_frequency_bands():
     counts = piece_counts(fast, lines)
     assert len(counts) == fast.vocab_size
     assert sum(counts) == sum(len(fast.encode(line)) for line in lines)
+    bpe = BPE(mode="byte", tie="hf")
+    bpe.train(lines[:300], num_merges=200)
+    assert piece_counts(bpe, lines[:300], batch=7) == bpe.counts  # encoding agrees with training's tally
+    with pytest.raises(InvalidValueError, match="batch must be >= 1; got 0"):
+        piece_counts(fast, lines, batch=0)
     bands = frequency_bands(counts, threshold=100)
     assert sorted(bands.well_trained + bands.rare) == list(range(fast.vocab_size))
     assert all(counts[i] >= 100 for i in bands.well_trained) and all(counts[i] < 100 for i in bands.rare)

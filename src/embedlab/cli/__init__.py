@@ -14,6 +14,14 @@
 
 Every expected error (an `EmbedlabError`, or a usage mistake such as an unknown option) is
 printed as one red line on stderr with exit status 2. Set EMBEDLAB_DEBUG=1 to see tracebacks.
+
+options.py    option types several commands share (--json)
+size.py       `embedlab size`: parameters and memory of a layout or a preset
+embed.py      `embedlab embed`: a real model's input pipeline, step by step
+tokenizer.py  `embedlab tokenize`, `embedlab tokenizer train`
+vectors.py    `embedlab neighbors | analogy | evaluate | export`
+train.py      `embedlab train`: a run folder, with progress, resume and metrics
+lab.py        `embedlab lab`: serve the web lab
 """
 
 from __future__ import annotations

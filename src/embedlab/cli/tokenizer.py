@@ -24,7 +24,7 @@ from embedlab.cli.options import JsonFlag
 from embedlab.data.corpora import open_corpus
 from embedlab.errors import MissingDataError
 from embedlab.tokenizer import BPE, FastTokenizer, load_tokenizer
-from embedlab.tokenizer.vocab import band
+from embedlab.tokenizer.vocab import band, piece_counts
 
 app = typer.Typer(help="Train subword tokenizers on a corpus.", no_args_is_help=True)
 
@@ -68,7 +68,8 @@ def train(
             tokenizer.train(lines, vocab_size=vocab_size, on_merge=on_merge)
         else:
             tokenizer = FastTokenizer.train(lines, vocab_size=vocab_size)
-            tokenizer.count_pieces(_counted(source, progress, progress.add_task("counting pieces", total=None)))
+            counting = _counted(source, progress, progress.add_task("counting pieces", total=None))
+            tokenizer.counts = piece_counts(tokenizer, counting)
     seconds = time.perf_counter() - start
     tokenizer.save(out)
     summary = {

@@ -27,6 +27,7 @@ from tokenizers import Tokenizer
 
 from embedlab.errors import InvalidValueError, MissingDataError, check_int
 from embedlab.layers.recipes import EmbeddingConfig, InputEmbedding
+from embedlab.tokenizer.fast import FastTokenizer
 
 WEIGHTS = "model.safetensors"
 SUPPORTED_MODEL_TYPES = ("bert",)
@@ -172,14 +173,9 @@ def load_query_key(folder: str | Path, layer: int = 0) -> QueryKey:
 
 
 def load_tokenizer(folder: str | Path) -> Tokenizer:
-    """The HuggingFace `tokenizers` Tokenizer saved as tokenizer.json in a model folder."""
-    path = Path(folder) / "tokenizer.json"
-    if not path.is_file():
-        raise MissingDataError(f"no tokenizer.json in {folder}")
-    try:
-        return Tokenizer.from_file(str(path))
-    except Exception as err:  # the Rust library raises a bare Exception on a corrupt file
-        raise InvalidValueError(f"{path} is not a valid tokenizer file: {err}") from None
+    """The HuggingFace `tokenizers` Tokenizer of a model folder (its tokenizer.json), with padding
+    and truncation off: read by FastTokenizer.load, the one reader of tokenizer files."""
+    return FastTokenizer.load(folder).tokenizer
 
 
 def _prefix(keys: set[str], path: Path) -> str:

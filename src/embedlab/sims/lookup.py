@@ -8,7 +8,7 @@
     neighbourhood_slice(vectors, "king", rows=32)      the same for a key and its nearest rows
 
 A word names its own key, or "Ġ" + word in byte-level BPE tables (what `embedlab train --method
-lm` builds), so the themed words find their rows in every kind of table.
+lm` builds; tokenizer.bytes.word_key), so the themed words find their rows in every kind of table.
 """
 
 from __future__ import annotations
@@ -21,10 +21,9 @@ import numpy as np
 from embedlab.data.themes import THEMES
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.scratch import one_hot
+from embedlab.tokenizer.bytes import word_key
 from embedlab.vectors.analysis import Projection, project_2d
 from embedlab.vectors.table import Vectors
-
-BPE_SPACE = "Ġ"  # byte-level BPE marks a piece that starts after a space with this character
 
 CHOSEN = "chosen"  # the theme of a looked-up word that is in none of THEMES
 MIN_MAP_POINTS = 3  # fewer points make a map with nothing to compare
@@ -36,10 +35,10 @@ def resolve_key(vectors: Vectors, word: str) -> str:
     >>> resolve_key(Vectors(["Ġking", "Ġqueen"], np.eye(2)), "king")
     'Ġking'
     """
-    if word not in vectors and BPE_SPACE + word in vectors:
-        return BPE_SPACE + word
-    vectors.index_of(word)  # raises for a word the table lacks
-    return word
+    key = word_key(word, vectors)
+    if key is None:
+        vectors.index_of(word)  # raises for a word the table lacks, naming close keys
+    return key
 
 
 def themed_keys(vectors: Vectors) -> list[tuple[str, str, str]]:
@@ -47,8 +46,8 @@ def themed_keys(vectors: Vectors) -> list[tuple[str, str, str]]:
     found = []
     for theme, words in THEMES.items():
         for word in words:
-            key = word if word in vectors else BPE_SPACE + word
-            if key in vectors:
+            key = word_key(word, vectors)
+            if key is not None:
                 found.append((word, key, theme))
     return found
 

@@ -31,29 +31,16 @@ from pathlib import Path
 from embedlab.data.corpora import Corpus
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import atomic_write_text
-from embedlab.tokenizer.bpe import bytes_to_unicode
+from embedlab.tokenizer.bytes import piece_bytes
 from embedlab.tokenizer.fast import FastTokenizer
-from embedlab.tokenizer.vocab import band
+from embedlab.tokenizer.vocab import band, piece_counts
 
 log = logging.getLogger("embedlab")
 
 SIZES = (1_000, 8_000, 32_000)  # the lesson's ladder: tiny, BERT-like, Llama-like
 MAX_SIZE = 100_000  # enwiki-sample supports about 67K merges; more would only add unseen pieces
 
-_BYTE_OF = {stand_in: b for b, stand_in in bytes_to_unicode().items()}  # "Ġ" -> 0x20
 _VISIBLE = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"})
-
-
-def piece_bytes(piece: str) -> bytes:
-    """The bytes a byte-level piece stands for.
-
-    >>> piece_bytes("Ġcat")
-    b' cat'
-    """
-    try:
-        return bytes(_BYTE_OF[c] for c in piece)
-    except KeyError as err:
-        raise InvalidValueError(f"{piece!r} is not a byte-level piece: {err.args[0]!r} stands for no byte") from None
 
 
 def readable(piece: str) -> str:
@@ -165,7 +152,7 @@ def _train(corpus: str, lines: list[str], size: int, folder: Path) -> Vocabulary
     start = time.perf_counter()
     tokenizer = FastTokenizer.train(lines, vocab_size=size)
     trained = time.perf_counter()
-    tokenizer.count_pieces(lines)
+    tokenizer.counts = piece_counts(tokenizer, lines)
     counted = time.perf_counter()
     tokenizer.save(_file(folder, corpus, size, "json"))  # with the counts beside it
     info = VocabularyInfo(corpus, size, tokenizer.vocab_size, len(lines), trained - start, counted - trained)

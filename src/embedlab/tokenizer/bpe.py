@@ -9,7 +9,7 @@ merges the most frequent adjacent pair into a new token. The lessons' hand calcu
 
 Training does not rescan the corpus after each merge. The text is cut into chunks (`split`),
 identical chunks are counted once with their frequency, and a merge rewrites only the chunks
-that contain the merged pair, adjusting the pair counts by the difference.
+that contain the merged pair, adjusting the pair counts by the difference (pairs.PairIndex).
 
 Ties between pairs of equal count are broken by `tie`:
     "first"    the pair that occurs first in the text wins (the lessons' hand calculation, minbpe)
@@ -20,12 +20,10 @@ Ties between pairs of equal count are broken by `tie`:
 
 from __future__ import annotations
 
-import heapq
 import json
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
 
@@ -33,21 +31,22 @@ import regex
 
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
 from embedlab.files import atomic_write_text
+from embedlab.tokenizer.bytes import as_piece, bytes_to_unicode, piece_bytes
+from embedlab.tokenizer.pairs import Pair, PairIndex, merge
 
+FORMAT = "embedlab-bpe"  # the "format" field of a saved file: how load_tokenizer tells it apart
 MODES = ("char", "byte")
-SPLITS = ("gpt2", "whitespace", "none")
 TIES = ("first", "hf", "lexical")
 
 # GPT-2's pre-tokenizer: contractions, letters, digits, other symbols, each with one optional
 # leading space, and runs of whitespace. Merges never cross these chunk boundaries.
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-_SPLITTERS = {
+SPLITTERS = {  # split name -> text -> chunks
     "gpt2": regex.compile(GPT2_PATTERN).findall,
     "whitespace": regex.compile(r"\S+|\s+").findall,  # words and the spaces between them
     "none": lambda text: [text] if text else [],  # one sequence: merges may cross spaces
 }
-
-Pair = tuple[int, int]
+SPLITS = tuple(SPLITTERS)
 
 
 @dataclass(frozen=True)
@@ -59,23 +58,6 @@ class Merge:
     token: str
     id: int
     count: int
-
-
-@lru_cache(maxsize=1)
-def bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's printable stand-in character for each byte (how byte-level vocabularies are saved).
-
-    Printable Latin-1 bytes stand for themselves; the other 68 take code points from 256 up.
-    """
-    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    table, extra = {}, 0
-    for b in range(256):
-        if b in keep:
-            table[b] = chr(b)
-        else:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return table
 
 
 class BPE:
@@ -145,37 +127,36 @@ class BPE:
         self.merges, self.history, self.trace, self._cache = {}, [], [], {}
 
         words = [self._symbols(chunk) for chunk in chunk_counts]  # distinct chunks, first-seen order
-        stats = _PairIndex(words, list(chunk_counts.values()))
+        stats = PairIndex(words, list(chunk_counts.values()))
         for _ in range(num_merges):
             tied = stats.pop_most_frequent()
             if not tied:
                 break  # every chunk is a single token: nothing left to merge
             pair = self._break_tie(tied, stats)
             stats.push_back(tied - {pair})
-            new_id = len(self.vocab)
-            self.vocab.append(self.vocab[pair[0]] + self.vocab[pair[1]])
-            self.merges[pair] = new_id
-            left, right, token = self.piece(pair[0]), self.piece(pair[1]), self.piece(new_id)
-            self.history.append(Merge(left, right, token, new_id, stats.counts[pair]))
-            stats.merge(pair, new_id)
-            if trace:  # subtle: not encode(): its cache would keep pieces from earlier merges
-                ids = [i for chunk in _SPLITTERS[self.split](sample) for i in self._encode_chunk(self._symbols(chunk))]
-                self.trace.append([self.piece(i) for i in ids])
+            stats.merge(pair, self._add_merge(pair, stats.counts[pair]).id)
+            if trace:
+                self._cache.clear()  # subtle: chunks encoded before this merge would keep their old pieces
+                self.trace.append([self.piece(i) for i in self.encode(sample)])
             if on_merge is not None:
                 on_merge(self.history[-1])
-        self.counts = [0] * len(self.vocab)
-        for ids, freq in zip(stats.words, stats.freqs, strict=True):
-            for i in ids:
-                self.counts[i] += freq
+        self.counts = stats.token_counts(len(self.vocab))
         return self.history
+
+    def _add_merge(self, pair: Pair, count: int) -> Merge:
+        """Give `pair` the next id: a new token, its merge rule, and its place in `history`."""
+        new_id = len(self.vocab)
+        self.vocab.append(self.vocab[pair[0]] + self.vocab[pair[1]])
+        self.merges[pair] = new_id
+        self.history.append(Merge(self.piece(pair[0]), self.piece(pair[1]), self.piece(new_id), new_id, count))
+        return self.history[-1]
 
     def _count_chunks(self, lines: Iterable[str]) -> tuple[Counter[str], str]:
         """Chunk -> frequency over all lines (dict order = first appearance), and the text's
         first 200 characters (the default trace sample)."""
-        split = _SPLITTERS[self.split]
+        split = SPLITTERS[self.split]
         if self.split == "none":
-            text = "".join(lines)
-            return Counter(split(text)), text[:200]
+            lines = ["".join(lines)]  # one sequence: merges may cross line ends
         counts: Counter[str] = Counter()
         head = ""
         for line in lines:
@@ -214,7 +195,7 @@ class BPE:
                 "byte mode covers every string"
             ) from None
 
-    def _break_tie(self, tied: set[Pair], stats: _PairIndex) -> Pair:
+    def _break_tie(self, tied: set[Pair], stats: PairIndex) -> Pair:
         """One pair among equally frequent ones, by `self.tie`."""
         if self.tie == "hf":
             return min(tied)  # ids already follow HF's order: specials, alphabet, merges
@@ -229,7 +210,7 @@ class BPE:
         if not self.vocab:
             raise InvalidValueError("this BPE is not trained yet: call train() or BPE.load()")
         out: list[int] = []
-        for chunk in _SPLITTERS[self.split](text):
+        for chunk in SPLITTERS[self.split](text):
             ids = self._cache.get(chunk)
             if ids is None:
                 ids = self._encode_chunk(self._symbols(chunk))
@@ -238,13 +219,17 @@ class BPE:
             out.extend(ids)
         return out
 
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        """Many texts -> their ids (one after another; FastTokenizer's runs in parallel)."""
+        return [self.encode(text) for text in texts]
+
     def _encode_chunk(self, ids: list[int]) -> list[int]:
         """Merge the earliest-learned pair present until none of the pairs has a merge."""
         while len(ids) >= 2:
             pair = min(pairwise(ids), key=lambda p: self.merges.get(p, len(self.vocab)))
             if pair not in self.merges:
                 break
-            ids = _merge(ids, pair, self.merges[pair])
+            ids = merge(ids, pair, self.merges[pair])
         return ids
 
     def decode(self, ids: Iterable[int]) -> str:
@@ -265,8 +250,7 @@ class BPE:
             return value
         if token_id < len(self.special_tokens):
             return self.special_tokens[token_id]
-        stand_in = bytes_to_unicode()
-        return "".join(stand_in[b] for b in value)
+        return as_piece(value)
 
     @property
     def vocab_size(self) -> int:
@@ -280,7 +264,7 @@ class BPE:
             raise InvalidValueError("nothing to save: this BPE is not trained yet")
         n_alpha = len(self.vocab) - len(self.merges)
         data = {
-            "format": "embedlab-bpe",
+            "format": FORMAT,
             "version": 1,
             "mode": self.mode,
             "split": self.split,
@@ -300,144 +284,18 @@ class BPE:
             raise MissingDataError(f"no tokenizer file at {path}")
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("format") != "embedlab-bpe":
+            if data.get("format") != FORMAT:
                 raise ValueError("not an embedlab BPE file")
             bpe = cls(data["mode"], data["split"], data["tie"], data["special_tokens"])
-            unstand = {c: b for b, c in bytes_to_unicode().items()}
-            symbols = [bytes(unstand[c] for c in s) if bpe.mode == "byte" else s for s in data["alphabet"]]
+            symbols = [piece_bytes(s) if bpe.mode == "byte" else s for s in data["alphabet"]]
             bpe._set_alphabet(symbols)
             by_piece = {bpe.piece(i): i for i in range(len(bpe.vocab))}
             for left, right, count in data["merges"]:
-                pair = (by_piece[left], by_piece[right])
-                new_id = len(bpe.vocab)
-                bpe.vocab.append(bpe.vocab[pair[0]] + bpe.vocab[pair[1]])
-                bpe.merges[pair] = new_id
-                by_piece[bpe.piece(new_id)] = new_id
-                bpe.history.append(Merge(left, right, bpe.piece(new_id), new_id, count))
+                merged = bpe._add_merge((by_piece[left], by_piece[right]), count)
+                by_piece[merged.token] = merged.id
             bpe.counts = [int(c) for c in data.get("counts", [])]
             if bpe.counts and len(bpe.counts) != len(bpe.vocab):
                 raise ValueError(f"{len(bpe.counts)} counts for {len(bpe.vocab)} tokens")
         except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
             raise InvalidValueError(f"{path} is not a valid embedlab BPE file: {err}") from None
         return bpe
-
-
-def _merge(ids: list[int], pair: Pair, new_id: int) -> list[int]:
-    """Replace every non-overlapping occurrence of `pair`, left to right.
-
-    >>> _merge([1, 2, 3, 1, 2], (1, 2), 4)
-    [4, 3, 4]
-    """
-    out, i = [], 0
-    while i < len(ids):
-        if i + 1 < len(ids) and ids[i] == pair[0] and ids[i + 1] == pair[1]:
-            out.append(new_id)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
-
-
-def _merge_with_neighbours(ids: list[int], pair: Pair, new_id: int) -> tuple[list[int], list[Pair], list[Pair]]:
-    """_merge, plus the pairs that disappear and appear: those touching a merged position.
-
-    >>> _merge_with_neighbours([5, 1, 2, 6], (1, 2), 9)
-    ([5, 9, 6], [(5, 1), (1, 2), (2, 6)], [(5, 9), (9, 6)])
-    """
-    a, b = pair
-    n = len(ids)
-    new: list[int] = []
-    old_at: set[int] = set()  # indices of old pairs that touch a merge
-    new_at: set[int] = set()  # indices of new pairs that touch the merged token
-    i = 0
-    while i < n:
-        if ids[i] == a and i + 1 < n and ids[i + 1] == b:
-            old_at.update((i - 1, i, i + 1))
-            new_at.update((len(new) - 1, len(new)))
-            new.append(new_id)
-            i += 2
-        else:
-            new.append(ids[i])
-            i += 1
-    removed = [(ids[j], ids[j + 1]) for j in sorted(old_at) if 0 <= j < n - 1]
-    added = [(new[j], new[j + 1]) for j in sorted(new_at) if 0 <= j < len(new) - 1]
-    return new, removed, added
-
-
-class _PairIndex:
-    """Adjacent-pair counts over a word-frequency table, kept current as merges rewrite words.
-
-    counts: pair -> occurrences weighted by word frequency.
-    where: pair -> indices of words that hold or once held it (a superset: pruning it would
-        cost more than skipping the few words that no longer hold the pair).
-    heap: (-count, pair) max-heap. An entry is pushed whenever a count grows; an entry whose
-        count has shrunk since is re-pushed with the current count when it surfaces.
-    """
-
-    def __init__(self, words: list[list[int]], freqs: list[int]) -> None:
-        self.words, self.freqs = words, freqs
-        self.counts: Counter[Pair] = Counter()
-        self.where: dict[Pair, set[int]] = defaultdict(set)
-        for w, ids in enumerate(words):
-            for pair in pairwise(ids):
-                self.counts[pair] += freqs[w]
-                self.where[pair].add(w)
-        self.heap = [(-c, pair) for pair, c in self.counts.items()]
-        heapq.heapify(self.heap)
-
-    def pop_most_frequent(self) -> set[Pair]:
-        """Remove and return every pair that has the highest count (empty when none is left)."""
-        heap, counts = self.heap, self.counts
-        tied: set[Pair] = set()
-        best = 0
-        while heap:
-            count, pair = -heap[0][0], heap[0][1]
-            if tied and count < best:
-                break
-            heapq.heappop(heap)
-            current = counts.get(pair, 0)
-            if current == count:
-                best = count
-                tied.add(pair)
-            elif 0 < current < count:
-                heapq.heappush(heap, (-current, pair))  # shrank since pushed: requeue as it is now
-            # current > count: a fresher entry for this pair is in the heap; drop this one
-        return tied
-
-    def push_back(self, pairs: set[Pair]) -> None:
-        for pair in pairs:
-            heapq.heappush(self.heap, (-self.counts[pair], pair))
-
-    def merge(self, pair: Pair, new_id: int) -> None:
-        """Rewrite every word holding `pair`; only the pairs around each merge change count."""
-        counts, grown = self.counts, set()
-        for w in sorted(self.where.pop(pair)):
-            ids = self.words[w]
-            if pair[1] not in ids:  # cheap C-level scan: a stale entry of `where`
-                continue
-            new, removed, added = _merge_with_neighbours(ids, pair, new_id)
-            if not removed:
-                continue  # stale too: the word holds both ids, but not side by side
-            self.words[w] = new
-            f = self.freqs[w]
-            for p in removed:
-                counts[p] -= f
-                if counts[p] <= 0:
-                    del counts[p]
-            for p in added:
-                counts[p] += f
-                self.where[p].add(w)
-            grown.update(added)
-        counts.pop(pair, None)
-        for p in grown:  # once per pair and merge, not once per word
-            if p in counts:
-                heapq.heappush(self.heap, (-counts[p], p))
-
-    def first_position(self, pair: Pair) -> tuple[int, int]:
-        """(index of the first word holding `pair`, position of its first occurrence there)."""
-        for w in sorted(self.where[pair]):
-            for i, p in enumerate(pairwise(self.words[w])):
-                if p == pair:
-                    return w, i
-        raise AssertionError(f"pair {pair} has a count but no word holds it")  # internal invariant

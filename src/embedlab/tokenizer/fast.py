@@ -3,6 +3,11 @@
     fast = FastTokenizer.train(open_corpus("gcide"), vocab_size=8000)   # byte-level BPE
     fast = FastTokenizer.load("minilm")                                  # any tokenizer.json
     fast.encode("the cat"), fast.decode(ids), fast.piece(i), fast.save(path)
+    fast.counts = piece_counts(fast, lines)                              # saved beside it
+    load_tokenizer("bpe.json")        # either kind: a BPE.save file, or anything FastTokenizer.load takes
+
+This module is the one place a tokenizer file is read: models.pretrained.load_tokenizer hands out
+a model folder's raw `tokenizers.Tokenizer` as `FastTokenizer.load(folder).tokenizer`.
 
 Training is the library's BpeTrainer with GPT-2's byte-level pre-tokenizer, over the full
 256-symbol byte alphabet: the configuration `BPE(mode="byte", split="gpt2", tie="hf")`
@@ -20,6 +25,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from embedlab.data.models import MODELS, resolve_model
 from embedlab.errors import InvalidValueError, MissingDataError, check_int
 from embedlab.files import atomic_write_text
+from embedlab.tokenizer.bpe import BPE, FORMAT
 
 
 class FastTokenizer:
@@ -33,7 +39,7 @@ class FastTokenizer:
         tokenizer.no_padding()
         tokenizer.no_truncation()
         self.tokenizer = tokenizer
-        self.counts: list[int] = counts or []  # id -> occurrences in a corpus (count_pieces)
+        self.counts: list[int] = counts or []  # id -> occurrences in a corpus (vocab.piece_counts)
 
     @classmethod
     def train(
@@ -66,33 +72,16 @@ class FastTokenizer:
         tokenizer.train_from_iterator(lines, trainer)
         return cls(tokenizer)
 
-    def count_pieces(self, lines: Iterable[str], batch: int = 4096) -> list[int]:
-        """Encode a corpus and keep how often each token occurs in `self.counts` (also returned)."""
-        counts = [0] * self.vocab_size
-
-        def add(chunk: list[str]) -> None:
-            for enc in self.tokenizer.encode_batch(chunk, add_special_tokens=False):
-                for i in enc.ids:
-                    counts[i] += 1
-
-        chunk: list[str] = []
-        for line in lines:
-            chunk.append(line)
-            if len(chunk) == batch:
-                add(chunk)
-                chunk = []
-        if chunk:
-            add(chunk)
-        self.counts = counts
-        return counts
-
     @classmethod
     def load(cls, name_or_path: str | Path) -> FastTokenizer:
         """A tokenizer.json file, a model folder holding one, or a built-in model name ("minilm")."""
         path = Path(name_or_path)
         if str(name_or_path) in MODELS or path.is_dir():
-            path = resolve_model(name_or_path) / "tokenizer.json"
-        if not path.is_file():
+            folder = resolve_model(name_or_path)
+            path = folder / "tokenizer.json"
+            if not path.is_file():
+                raise MissingDataError(f"no tokenizer.json in {folder}")
+        elif not path.is_file():
             raise MissingDataError(
                 f"tokenizer {str(name_or_path)!r} is neither a built-in name ({', '.join(MODELS)}) nor a file"
             )
@@ -112,6 +101,10 @@ class FastTokenizer:
     def encode(self, text: str) -> list[int]:
         """str -> ids, without special-token templates."""
         return self.tokenizer.encode(text, add_special_tokens=False).ids
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        """Many texts -> their ids, encoded in parallel by the library (all cores)."""
+        return [enc.ids for enc in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
 
     def decode(self, ids: Iterable[int]) -> str:
         ids = list(ids)
@@ -147,8 +140,24 @@ class FastTokenizer:
         return path
 
 
+def load_tokenizer(name_or_path: str | Path) -> BPE | FastTokenizer:
+    """A reference BPE file (BPE.save) or anything FastTokenizer.load takes, by the file's format."""
+    path = Path(name_or_path)
+    if path.is_file() and _is_reference_file(path):
+        return BPE.load(path)
+    return FastTokenizer.load(name_or_path)
+
+
+def _is_reference_file(path: Path) -> bool:
+    """Whether the file opens as BPE.save writes: {"format": "embedlab-bpe", ...}."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(64)
+    except OSError:
+        return False
+    return f'"format": "{FORMAT}"'.encode() in head or f'"format":"{FORMAT}"'.encode() in head
+
+
 def _counts_path(path: Path) -> Path:
     """tokenizer.json -> tokenizer.counts.json"""
     return path.with_name(path.stem + ".counts.json")
-
-

@@ -1,5 +1,6 @@
-"""Corpora for word2vec: the word tokenizer, a counted vocabulary, subsampling and noise tables,
-and a streaming encoder from lines to id chunks.
+"""Corpora for word2vec: a counted vocabulary, subsampling and noise tables, and a streaming
+encoder from lines to id chunks. Words are tokenizer.vocab's `words` (lower-cased runs of letters
+and digits), counted by its `count_words`; both are importable from here too.
 
     vocab = WordVocab.build(open_corpus("gcide"), min_count=5)   # one pass, a Counter of words
     keep = vocab.keep_probabilities(1e-3)                         # (V,) float32: frequent words dropped
@@ -14,20 +15,20 @@ the C word2vec tool's), and the tests check them against a gensim model built on
 
 from __future__ import annotations
 
-import re
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from itertools import islice, repeat
+from itertools import repeat
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from embedlab.errors import InvalidValueError, check_float, check_int
+from embedlab.tokenizer.vocab import count_words, most_frequent, words
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+__all__ = ["MAX_SENTENCE_WORDS", "NOISE_DOMAIN", "Chunk", "ChunkCache", "WordVocab", "count_words", "encode", "words"]
 
 # A line longer than this many in-vocabulary words is cut into sentences of this length, as gensim's
 # LineSentence does (one 17M-word line such as text8's would otherwise be one unsplittable job).
@@ -37,27 +38,12 @@ MAX_SENTENCE_WORDS = 10_000
 NOISE_DOMAIN = 2**31 - 1
 
 
-def words(line: str) -> list[str]:
-    """The training tokenizer: lower-cased runs of letters and digits, inner apostrophes kept.
-
-    >>> words("The King's men -- 3 of them_all -- aren't here.")
-    ['the', "king's", 'men', '3', 'of', 'them', 'all', "aren't", 'here']
-    """
-    return _WORD.findall(line.lower())
-
-
-def count_words(lines: Iterable[str]) -> Counter[str]:
-    """Counter of `words` over a stream of lines, in order of first appearance."""
-    counter: Counter[str] = Counter()
-    lines = iter(lines)
-    while batch := list(islice(lines, 1000)):  # one regex pass over 1,000 lines: a third faster than each
-        counter.update(_WORD.findall("\n".join(batch).lower()))
-    return counter
-
-
 @dataclass(frozen=True, eq=False)
 class WordVocab:
     """Words kept for training, most frequent first (row i of every table is index_to_key[i]).
+
+    word2vec's training rows (counts, subsampling, noise table); the tokenizer's word table with
+    specials and an OOV policy is tokenizer.vocab.Vocab, built on the same count_words.
 
     Ties in count keep the order of first appearance in the corpus (gensim's order differs only
     within a tie, which changes no table built from the counts). `total` is the number of corpus
@@ -98,12 +84,9 @@ class WordVocab:
     @classmethod
     def from_counts(cls, counter: Counter[str], min_count: int = 5, max_size: int | None = None) -> WordVocab:
         """The vocabulary of word counts (as count_words makes them; ties keep the Counter's order)."""
-        min_count = check_int("min_count", min_count, low=1)
         if max_size is not None:
-            max_size = check_int("max_size", max_size, low=1)
-        kept = [(word, n) for word, n in counter.items() if n >= min_count]  # insertion order = first seen
-        kept.sort(key=lambda item: -item[1])  # stable: ties stay in order of first appearance
-        kept = kept[:max_size]
+            check_int("max_size", max_size, low=1)
+        kept = most_frequent(counter, min_count, max_size)  # ties stay in order of first appearance
         return cls([word for word, _ in kept], np.array([n for _, n in kept], dtype=np.int64))
 
     def keep_probabilities(self, sample: float) -> np.ndarray:
@@ -167,7 +150,7 @@ def encode(lines: Iterable[str], vocab: WordVocab, chunk_words: int = 10_000) ->
     ids: list[int] = []  # raw lookups of the chunk's lines, -1 for unknown words
     lengths: list[int] = []  # raw words per line
     for line in lines:
-        tokens = _WORD.findall(line.lower())
+        tokens = words(line)
         ids.extend(map(get, tokens, repeat(-1)))  # one C-level pass: dict.get(word, -1)
         lengths.append(len(tokens))
         if len(ids) >= chunk_words:

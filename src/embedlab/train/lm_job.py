@@ -29,6 +29,7 @@ from torch.nn.parallel import DistributedDataParallel
 from embedlab.errors import InvalidValueError
 from embedlab.models.lm import LMConfig, TinyLM, evaluate
 from embedlab.tokenizer import FastTokenizer
+from embedlab.tokenizer.bytes import piece_word
 from embedlab.train.config import RunConfig
 from embedlab.train.distributed import Dist
 
@@ -164,8 +165,9 @@ class LMJob:
         keys, rows = [], []
         table = self.table()
         for i, piece in enumerate(self.keys):
-            if piece.startswith("Ġ") and piece[1:].isalpha():
-                keys.append(piece[1:])
+            word = piece_word(piece)
+            if word is not None:
+                keys.append(word)
                 rows.append(i)
         return keys, table[rows]
 

@@ -38,6 +38,7 @@ from embedlab.data.corpora import open_corpus
 from embedlab.data.themes import WORDS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.files import atomic_write_text, atomic_writer
+from embedlab.tokenizer.bytes import word_key
 from embedlab.train.checkpoint import load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
 from embedlab.train.distributed import Dist
@@ -274,16 +275,16 @@ def _write_run(out: Path, config: RunConfig, corpus, status: str) -> None:
 
 
 def _watch_ids(keys: list[str], watch) -> np.ndarray:
-    """Rows of the watched tokens: those asked for (unknown ones are an error), else DEFAULT_WATCH."""
+    """Rows of the watched tokens: those asked for (unknown ones are an error), else DEFAULT_WATCH.
+    A word names its own key, or its byte-level BPE piece after a space (an lm's table)."""
     index = {k: i for i, k in enumerate(keys)}
     if watch:
-        missing = [w for w in watch if w not in index and f"Ġ{w}" not in index]
+        missing = [w for w in watch if word_key(w, index) is None]
         if missing:
             listed = ", ".join(map(repr, missing))
             raise InvalidValueError(f"watch: {listed} not in the vocabulary of {len(keys)} tokens")
-        return np.array([index.get(w, index.get(f"Ġ{w}")) for w in watch], dtype=np.int64)
-    ids = [index.get(w, index.get(f"Ġ{w}")) for w in DEFAULT_WATCH]
-    ids = [i for i in ids if i is not None]
+        return np.array([index[word_key(w, index)] for w in watch], dtype=np.int64)
+    ids = [index[key] for key in (word_key(w, index) for w in DEFAULT_WATCH) if key is not None]
     return np.array(ids if len(ids) >= 4 else range(min(20, len(keys))), dtype=np.int64)
 
 
