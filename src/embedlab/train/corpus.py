@@ -7,6 +7,7 @@ and digits), counted by its `count_words`; both are importable from here too.
     cum_table = vocab.noise_table()                               # (V,) uint32: unigram^0.75 draws
     for chunk in encode(open_corpus("gcide"), vocab):             # ~10,000 words at a time
         chunk.ids, chunk.starts                                   # (N,) int32, (S+1,) int64
+    prefetch(iter(ChunkCache(lines, vocab)))                      # encoded ahead, in a thread
 
 Nothing here holds the corpus: `build` keeps one Counter, `encode` one chunk. A sentence is one
 line; training windows never cross a line. The subsampling and noise formulas are gensim's (and
@@ -15,7 +16,9 @@ the C word2vec tool's), and the tests check them against a gensim model built on
 
 from __future__ import annotations
 
+import queue
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -28,7 +31,10 @@ import numpy as np
 from embedlab.errors import InvalidValueError, check_float, check_int
 from embedlab.tokenizer.vocab import count_words, most_frequent, words
 
-__all__ = ["MAX_SENTENCE_WORDS", "NOISE_DOMAIN", "Chunk", "ChunkCache", "WordVocab", "count_words", "encode", "words"]
+__all__ = [
+    "MAX_SENTENCE_WORDS", "NOISE_DOMAIN", "Chunk", "ChunkCache", "WordVocab", "count_words", "encode", "prefetch",
+    "words",
+]  # fmt: skip
 
 # A line longer than this many in-vocabulary words is cut into sentences of this length, as gensim's
 # LineSentence does (one 17M-word line such as text8's would otherwise be one unsplittable job).
@@ -236,3 +242,40 @@ def _split_long(starts: np.ndarray) -> np.ndarray:
     """Insert cuts every MAX_SENTENCE_WORDS ids inside sentences that are longer."""
     cuts = [np.arange(a, b, MAX_SENTENCE_WORDS) for a, b in zip(starts[:-1], starts[1:], strict=True)]
     return np.concatenate([*cuts, starts[-1:]]).astype(np.int64)
+
+
+def prefetch(chunks: Iterator[Chunk], depth: int = 4) -> Iterator[Chunk]:
+    """Encode ahead in a thread: tokenizing is Python work that overlaps the kernels (they drop the GIL)."""
+    ready: queue.Queue = queue.Queue(maxsize=depth)
+    stop, end = threading.Event(), object()
+
+    def put(item) -> bool:
+        while not stop.is_set():  # the consumer may be gone: look again every 0.1 s
+            try:
+                ready.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                pass
+        return False
+
+    def produce():
+        try:
+            for chunk in chunks:
+                if not put(chunk):
+                    return
+            put(end)
+        except BaseException as error:  # raised again in the consumer
+            put(error)
+        finally:
+            getattr(chunks, "close", lambda: None)()  # a generator given up on ends here, in its own thread
+
+    worker = threading.Thread(target=produce, daemon=True)
+    worker.start()
+    try:
+        while (item := ready.get()) is not end:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        worker.join()

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 import math
-import queue
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -31,7 +29,7 @@ import torch
 from embedlab.errors import InvalidValueError
 from embedlab.files import atomic_write_text
 from embedlab.train.config import RunConfig
-from embedlab.train.corpus import Chunk, ChunkCache, WordVocab, count_words
+from embedlab.train.corpus import Chunk, ChunkCache, WordVocab, count_words, prefetch
 from embedlab.train.distributed import Dist
 from embedlab.train.kernels import CBOW_MEAN, LOSS_EVERY, cbow_chunk, guide_table, linear_lr, sgns_chunk
 
@@ -290,40 +288,3 @@ def _batched(state: TrainState, tables: Tables, config: RunConfig, device: torch
     from embedlab.train.batched import BatchedTrainer  # torch engine, only for accelerator devices
 
     return BatchedTrainer(state, tables, config, device)
-
-
-def prefetch(chunks: Iterator[Chunk], depth: int = 4) -> Iterator[Chunk]:
-    """Encode ahead in a thread: tokenizing is Python work that overlaps the kernels (they drop the GIL)."""
-    ready: queue.Queue = queue.Queue(maxsize=depth)
-    stop, end = threading.Event(), object()
-
-    def put(item) -> bool:
-        while not stop.is_set():  # the consumer may be gone: look again every 0.1 s
-            try:
-                ready.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                pass
-        return False
-
-    def produce():
-        try:
-            for chunk in chunks:
-                if not put(chunk):
-                    return
-            put(end)
-        except BaseException as error:  # raised again in the consumer
-            put(error)
-        finally:
-            getattr(chunks, "close", lambda: None)()  # a generator given up on ends here, in its own thread
-
-    worker = threading.Thread(target=produce, daemon=True)
-    worker.start()
-    try:
-        while (item := ready.get()) is not end:
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        worker.join()
