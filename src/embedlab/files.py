@@ -1,19 +1,23 @@
-"""Writing files so that a crash never leaves a half-written one (temporary name, then rename), and
-the folder where data built once is kept.
+"""Writing files so that a crash never leaves a half-written one (temporary name, then rename), the
+folder where data built once is kept, and values made fit for strict JSON.
 
     atomic_write_text(path, text)        readers see the old file or the new one, never a part
     with atomic_writer(path, "wb") as f  the same for a stream
     cache_dir()                          $EMBEDLAB_CACHE, else $XDG_CACHE_HOME/embedlab, else ~/.cache/embedlab
+    json_safe(value)                     NumPy scalars -> numbers, arrays and tuples -> lists, NaN/±inf -> None
 """
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
+
+import numpy as np
 
 from embedlab.errors import InvalidValueError
 
@@ -63,3 +67,24 @@ def cache_dir() -> Path:
         return Path(os.environ["EMBEDLAB_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "embedlab"
+
+
+def json_safe(value: object) -> object:
+    """`value` as strict JSON can hold it, recursively through dicts, lists and tuples: NumPy
+    arrays and tuples become lists, NumPy scalars Python numbers, NaN and ±inf None (JSON has no
+    NaN; json.dumps would write a bare `NaN` that strict parsers and browsers reject).
+
+    >>> json_safe({"rho": float("nan"), "rows": (np.int64(3), np.float32(0.5)), "norms": np.array([1.0, np.inf])})
+    {'rho': None, 'rows': [3, 0.5], 'norms': [1.0, None]}
+    """
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -69,6 +69,32 @@ def test_export_round_trips(run_cli, tmp_path, w2v_file, fmt):
     np.testing.assert_array_equal(again.vectors, source.vectors)
 
 
+def test_export_takes_the_format_from_the_extension(run_cli, tmp_path, w2v_file):
+    status, out, _ = run_cli("export", str(w2v_file), "--out", str(tmp_path / "t.bin"), "--json")
+    assert status == 0 and json.loads(out)["format"] == "word2vec-bin"
+    kv = KeyedVectors.load_word2vec_format(tmp_path / "t.bin", binary=True)  # gensim reads it as binary
+    assert kv.index_to_key == Vectors.load(w2v_file).index_to_key
+
+
+@pytest.mark.parametrize(
+    ("out", "existing", "fmt"),
+    [("t.txt", "t.txt", None), ("t.safetensors", "t.vocab.json", None), ("proj", "proj/vectors.tsv", "projector")],
+)
+def test_export_never_replaces_a_file_without_force(run_cli, tmp_path, w2v_file, out, existing, fmt):
+    (tmp_path / existing).parent.mkdir(exist_ok=True)
+    (tmp_path / existing).write_bytes(b"old bytes")
+    args = ["export", str(w2v_file), "--out", str(tmp_path / out), *(["--format", fmt] if fmt else [])]
+    status, stdout, err = run_cli(*args)
+    assert status == 2 and stdout == "" and err.count("\n") == 1
+    assert err.startswith(f"error: {tmp_path / existing} already exists; add --force to replace it")
+    assert (tmp_path / existing).read_bytes() == b"old bytes"  # nothing written, nothing beside it either
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()) == [existing]
+    status, _, err = run_cli(*args, "--force")
+    assert status == 0, err
+    again = Vectors.load(tmp_path / out)
+    assert again.index_to_key == Vectors.load(w2v_file).index_to_key
+
+
 def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path):
     broken = tmp_path / "broken.txt"
     broken.write_text("2 3\na 1 2 3\nb 1 2\n")
@@ -81,6 +107,7 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path):
         (("analogy", "minilm", "king - "), "error: cannot parse analogy"),
         (("analogy", "minilm", "king - man", "--method", "3cosdiv"), "error: method must be one of"),
         (("export", "minilm", "--format", "pickle", "--out", str(tmp_path / "x")), "error: format must be one of"),
+        (("export", "minilm", "--out", str(tmp_path / "x.pkl")), "error: cannot tell the format of"),
         (("export", "minilm"), "error: Missing option '--out'"),
     ]:
         status, out, err = run_cli(*args)

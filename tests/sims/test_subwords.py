@@ -16,7 +16,7 @@ from embedlab.errors import InvalidValueError
 from embedlab.sims.subwords import SIZES, VocabularyLadder, readable, stored
 from embedlab.tokenizer import FastTokenizer
 from embedlab.tokenizer.bytes import bytes_to_unicode, piece_bytes
-from embedlab.tokenizer.vocab import band
+from embedlab.vectors.frequency import band
 
 TEXTS = ["unhappiness", "the cat sat", "naïve 東京 🙂", "  two  spaces\tand a tab", "Transformerization!"]
 TINY_SIZES = (260, 300)  # a few merges over the 256 bytes: trains in milliseconds

@@ -16,13 +16,13 @@ from embedlab.tokenizer.vocab import (
     UNK,
     Vocab,
     count_words,
-    frequency_bands,
     most_frequent,
     piece_counts,
     pieces_per_word,
     words,
 )
 from embedlab.train import corpus
+from embedlab.vectors.frequency import frequency_bands
 
 COUNTS = Counter({"the": 10, "cat": 4, "sat": 4, "mat": 2, "zebra": 1})
 

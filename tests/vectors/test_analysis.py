@@ -11,7 +11,6 @@ import pytest
 import torch
 
 from embedlab.errors import InvalidValueError
-from embedlab.tokenizer.vocab import BANDS
 from embedlab.vectors import Vectors
 from embedlab.vectors.analysis import (
     anisotropy,
@@ -22,6 +21,7 @@ from embedlab.vectors.analysis import (
     rotation_check,
     unit_distance_identity,
 )
+from embedlab.vectors.frequency import BANDS
 
 FLOAT32_ROUNDING = 1e-5  # a cosine, dot or norm of 384 float32 terms, computed two ways
 EXACT = 1e-12  # float64 arithmetic on a handful of terms

@@ -1,5 +1,6 @@
 """Table files: exact round trips in every format, gensim as the oracle for word2vec, one clear error
-naming the file and the line or byte for every corrupt file, and atomic writes."""
+naming the file and the line or byte for every corrupt file (and the key and column of a NaN), the
+format of a write following the extension, and atomic writes."""
 
 from __future__ import annotations
 
@@ -17,8 +18,17 @@ from safetensors.numpy import save_file
 
 from embedlab.errors import EmbedlabError, FileFormatError, InvalidValueError, MissingDataError
 from embedlab.models.pretrained import load_tokenizer
-from embedlab.vectors import io as table_io  # not `io`: that is the standard library module
-from embedlab.vectors.io import FORMATS, Table, detect_format, read_hf_table, read_table, write_table
+from embedlab.vectors.io import (
+    FORMATS,
+    Table,
+    detect_format,
+    format_for,
+    output_files,
+    read_hf_table,
+    read_table,
+    write_table,
+)
+from embedlab.vectors.io import word2vec as word2vec_io
 
 KEEPS_COUNTS = {"word2vec": False, "word2vec-bin": False, "safetensors": True, "npy": True, "projector": True}
 NAMES = {
@@ -92,7 +102,7 @@ def test_npy_reads_a_tokens_txt_when_there_is_no_vocab_json(tmp_path):
 
 # Keys any writable format can hold: no separators (Z*) and no control characters (C*).
 KEYS = st.text(st.characters(blacklist_categories=("Z", "C")), min_size=1, max_size=8)
-FLOAT32 = st.floats(width=32, allow_nan=False)  # nan != nan would defeat the exact comparison
+FLOAT32 = st.floats(width=32, allow_nan=False, allow_infinity=False)  # a file holding NaN or ±inf is refused
 
 
 @st.composite
@@ -248,6 +258,39 @@ def test_corrupt_file_gives_one_clear_error(tmp_path, case):
     assert str(tmp_path / name) in str(info.value)
 
 
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("format", FORMATS)
+def test_a_file_holding_nan_or_inf_names_the_file_key_and_column(tmp_path, format, value):
+    table = small_table()
+    table.vectors[3, 2] = value  # row 3 is "king"
+    write_table(table, tmp_path / NAMES[format], format)
+    with pytest.raises(FileFormatError, match=r"row 3 \('king'\) column 2 holds -?(nan|inf)") as info:
+        read_table(tmp_path / NAMES[format])
+    vectors_file = tmp_path / NAMES[format] / "vectors.tsv" if format == "projector" else tmp_path / NAMES[format]
+    assert str(info.value).startswith(str(vectors_file))
+
+
+def test_text_formats_name_the_line_of_a_nan(tmp_path):
+    (tmp_path / "t.txt").write_bytes(b"2 2\ncat 1 2\ndog 3 nan\n")
+    with pytest.raises(FileFormatError, match=r"t.txt line 3: row 1 \('dog'\) column 1 holds nan"):
+        read_table(tmp_path / "t.txt")
+    (tmp_path / "vectors.tsv").write_text("1\t2\n3e39\t4\n")  # 3e39 overflows float32: inf
+    (tmp_path / "metadata.tsv").write_text("cat\ndog\n")
+    with pytest.raises(FileFormatError, match=r"vectors.tsv line 2: row 1 \('dog'\) column 0 holds inf"):
+        read_table(tmp_path)
+
+
+def test_a_hf_folder_holding_nan_names_the_token(tmp_path, minilm_dir):
+    for name in ("config.json", "tokenizer.json"):
+        shutil.copy(minilm_dir / name, tmp_path / name)
+    king = load_tokenizer(minilm_dir).token_to_id("king")
+    weight = np.zeros((30522, 4), np.float32)
+    weight[king, 1] = np.nan
+    save_file({"embeddings.word_embeddings.weight": weight}, tmp_path / "model.safetensors")
+    with pytest.raises(FileFormatError, match=rf"model.safetensors: row {king} \('king'\) column 1 holds nan"):
+        read_hf_table(tmp_path)
+
+
 @pytest.mark.parametrize(
     ("vocab", "message"),
     [
@@ -350,6 +393,26 @@ def test_unknown_format_name(tmp_path):
         write_table(small_table(), tmp_path / "t", "hf")
 
 
+# --- the format of a write follows the extension, as on read --------------------------------------
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_write_without_a_format_follows_the_extension(tmp_path, format):
+    path = tmp_path / NAMES[format]
+    assert format_for(path) == format
+    assert write_table(small_table(), path) == output_files(path) == output_files(path, format)
+    assert detect_format(path) == format
+
+
+def test_an_explicit_format_wins_and_an_unknown_extension_is_named(tmp_path):
+    write_table(small_table(), tmp_path / "t.bin", "word2vec")
+    assert (tmp_path / "t.bin").read_bytes().startswith("6 5\ncafé 1e-30 ".encode())  # text, not binary records
+    assert format_for(tmp_path / "t.VEC") == "word2vec"
+    with pytest.raises(InvalidValueError, match=r"extension '\.pkl'; known: \.txt \(word2vec\), \.vec .*\.npy \(npy\)"):
+        write_table(small_table(), tmp_path / "t.pkl")
+    assert list(tmp_path.iterdir()) == [tmp_path / "t.bin"]
+
+
 # --- atomic writes -------------------------------------------------------------------------------
 
 
@@ -365,7 +428,7 @@ def test_a_write_failing_midway_keeps_the_old_file(tmp_path, monkeypatch):
             raise RuntimeError("fails halfway")
         return sep.join(map(str, row))
 
-    monkeypatch.setattr(table_io, "_format_floats", fail_on_third_row)
+    monkeypatch.setattr(word2vec_io, "format_floats", fail_on_third_row)
     with pytest.raises(RuntimeError, match="fails halfway"):
         write_table(small_table(), path, "word2vec")
     assert path.read_bytes() == before

@@ -3,12 +3,15 @@ force for the metrics gensim lacks, and the lessons' numbers."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
+from gensim.models import KeyedVectors
 
 from embedlab.errors import InvalidValueError
-from embedlab.vectors import Neighbors, UnknownKeyError, Vectors, parse_expression, signed_terms
+from embedlab.vectors import Neighbors, UnknownKeyError, Vectors
 
 requires_gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
@@ -158,6 +161,80 @@ def test_container_protocol(small):
     assert repr(small) == "Vectors('small', 200 keys × 16)"
 
 
+def fresh_small() -> Vectors:
+    """A table of its own (the module's `small` is shared): 5 rows × 3."""
+    return Vectors(
+        [f"w{i}" for i in range(5)], np.arange(15, dtype=np.float32).reshape(5, 3) + 1, counts=[5, 4, 3, 2, 1]
+    )
+
+
+def test_rows_handed_out_are_read_only_as_gensims():
+    vectors = fresh_small()
+    before_unit, before_table = vectors.unit.clone(), vectors.vectors.copy()
+    for view in (vectors["w1"], vectors.vectors, vectors.get_vector("w1"), vectors.get_vector("w1", norm=True)):
+        assert not view.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            view[0] = 100.0
+    np.testing.assert_array_equal(vectors.vectors, before_table)
+    torch.testing.assert_close(vectors.unit, before_unit)  # the cached unit rows still match the table
+    assert vectors.most_similar("w1", topn=4) == fresh_small().most_similar("w1", topn=4)
+    copy = vectors[["w1", "w2"]]  # a list of keys gives a copy (as gensim's): changing it changes nothing
+    copy[0] = 0.0
+    np.testing.assert_array_equal(vectors.vectors, before_table)
+
+
+def test_read_only_rows_pass_into_torch_and_new_tables_without_warnings():
+    vectors = fresh_small()
+    always = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)  # torch warns once per process that it cannot share a read-only array
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            again = Vectors(vectors.index_to_key, vectors.vectors)
+            vectors.similar_by_vector(vectors["w2"], topn=2)
+            vectors.most_similar(positive=[vectors["w2"]], negative=["w4"])
+            vectors.most_similar_batch(vectors.vectors[:2], topn=1)
+    finally:
+        torch.set_warn_always(always)
+    again.table[0] = 0.0  # the new table owns a copy: the first one is untouched
+    assert vectors.vectors[0, 0] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("name", "format"),
+    [("t.txt", "word2vec"), ("t.vec", "word2vec"), ("t.bin", "word2vec-bin"), ("t.safetensors", "safetensors"),
+     ("t.npy", "npy"), ("folder", "projector")],
+)  # fmt: skip
+def test_save_follows_the_extension_as_load_does(tmp_path, name, format):
+    from embedlab.vectors.io import detect_format
+
+    vectors = fresh_small()
+    vectors.save(tmp_path / name)
+    assert detect_format(tmp_path / name) == format
+    again = Vectors.load(tmp_path / name)
+    assert again.index_to_key == vectors.index_to_key
+    np.testing.assert_array_equal(again.vectors, vectors.vectors)
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_gensim_reads_a_table_saved_as_txt_or_bin(tmp_path, binary):
+    vectors = fresh_small()
+    path = tmp_path / ("t.bin" if binary else "t.txt")
+    vectors.save(path)
+    kv = KeyedVectors.load_word2vec_format(path, binary=binary)
+    assert kv.index_to_key == vectors.index_to_key
+    np.testing.assert_array_equal(kv.vectors, vectors.vectors)
+
+
+def test_save_with_an_explicit_format_or_an_unknown_extension(tmp_path):
+    vectors = fresh_small()
+    assert vectors.save(tmp_path / "t.data", format="npy") == [tmp_path / "t.data", tmp_path / "t.vocab.json"]
+    assert (tmp_path / "t.data").read_bytes().startswith(b"\x93NUMPY")
+    with pytest.raises(InvalidValueError, match=r"extension '\.pt'; known: \.txt \(word2vec\)"):
+        vectors.save(tmp_path / "t.pt")
+    assert not (tmp_path / "t.pt").exists()
+
+
 def test_unknown_key_names_it_and_suggests_spellings(minilm_vectors):
     with pytest.raises(KeyError) as info:
         minilm_vectors["kign"]
@@ -211,33 +288,6 @@ def test_products_keep_bfloat16_in_torch():
 def test_topn_larger_than_table_returns_every_other_row(small):
     assert len(small.most_similar("w0", topn=1000)) == 199
     assert len(small.analogy("w1 - w2 + w3", topn=1000, method="3cosmul")) == 197
-
-
-# ---- expressions -------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "text, terms",
-    [
-        ("king - man + woman", [("king", 1), ("man", -1), ("woman", 1)]),
-        ("king-man+woman", [("king", 1), ("man", -1), ("woman", 1)]),
-        ("well-known - good", [("well-known", 1), ("good", -1)]),
-        ("- man + woman", [("man", -1), ("woman", 1)]),
-        ("##ing", [("##ing", 1)]),
-    ],
-)
-def test_signed_terms(text, terms):
-    assert signed_terms(text) == terms
-
-
-@pytest.mark.parametrize("text", ["", "   ", "king - ", "+ - man"])
-def test_bad_expressions(text):
-    with pytest.raises(InvalidValueError, match="cannot parse analogy"):
-        signed_terms(text)
-
-
-def test_parse_expression_gives_gensim_lists():
-    assert parse_expression("paris - france + italy") == (["paris", "italy"], ["france"])
 
 
 # ---- FAISS -------------------------------------------------------------------------------------

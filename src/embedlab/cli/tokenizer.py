@@ -24,7 +24,8 @@ from embedlab.cli.options import JsonFlag
 from embedlab.data.corpora import open_corpus
 from embedlab.errors import MissingDataError
 from embedlab.tokenizer import BPE, FastTokenizer, load_tokenizer
-from embedlab.tokenizer.vocab import band, piece_counts
+from embedlab.tokenizer.vocab import piece_counts
+from embedlab.vectors.frequency import band
 
 app = typer.Typer(help="Train subword tokenizers on a corpus.", no_args_is_help=True)
 

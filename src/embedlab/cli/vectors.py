@@ -4,7 +4,8 @@
     embedlab analogy minilm "king - man + woman" --json
     embedlab analogy minilm "king - man + woman" --include-inputs   # usually answers: king
     embedlab evaluate minilm
-    embedlab export minilm --format word2vec --out minilm.txt
+    embedlab export minilm --out minilm.txt                        # the format from the extension
+    embedlab export minilm --format projector --out minilm-projector --force
 
 VECTORS is a built-in table name (minilm) or a path in any format `embedlab.vectors.io` reads:
 word2vec text (.txt, .vec) or binary (.bin), .safetensors or .npy with NAME.vocab.json, a
@@ -22,8 +23,9 @@ from rich.console import Console
 from rich.table import Table
 
 from embedlab.cli.options import JsonFlag
+from embedlab.errors import InvalidValueError
 from embedlab.vectors import Neighbors, Vectors
-from embedlab.vectors.io import FORMATS
+from embedlab.vectors.io import EXTENSIONS, FORMATS, format_for, output_files
 from embedlab.vectors.similarity import METRICS
 from embedlab.vectors.table import ANALOGY_METHODS
 
@@ -139,10 +141,26 @@ def evaluate(
 def export(
     vectors: VectorsArg,
     out: Annotated[str, typer.Option("--out", "-o", help="File to write (a folder for --format projector).")],
-    format: Annotated[str, typer.Option("--format", "-f", help=f"One of: {', '.join(FORMATS)}.")] = "word2vec",
+    format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help=f"One of: {', '.join(FORMATS)}. Default: from the extension of --out "
+            f"({', '.join(EXTENSIONS)}; none for a projector folder).",
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace files that already exist at --out.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Write a table in another format (atomically: a failed write leaves no partial file)."""
+    """Write a table in another format (atomically: a failed write leaves no partial file).
+
+    An existing file is never replaced without --force: the export stops before loading anything.
+    """
+    format = format_for(out) if format is None else format
+    existing = next((path for path in output_files(out, format) if path.exists()), None)
+    if existing is not None and not force:
+        raise InvalidValueError(f"{existing} already exists; add --force to replace it")
     table = _load(vectors, as_json)
     with _working(f"writing {format}", as_json):
         written = table.save(out, format)

@@ -18,7 +18,8 @@ current batch; Adam (dense gradients) keeps moving a row after its gradient turn
 its momentum m is still non-zero; SparseAdam updates m and v of the batch's rows only, so an
 absent row stays put.
 
-A trained table's update counts: how often each row of a trained table was updated, against how often its token occurs.
+The page's second half, a trained table's update counts: how often each row was updated, against
+how often its token occurs.
 
 A run folder written by `embedlab train` holds update_counts.npy, (V,) int64: the gradient steps
 each input row received. A row only moves when its token is in a batch, so rare tokens get few
@@ -28,6 +29,9 @@ straight proportion.
     updates = read_update_counts("runs/wiki")                     # (V,) int64
     report = updates_by_frequency(vectors.counts, updates, vectors.index_to_key)
     report = run_updates(Vectors.load("runs/wiki"), "runs/wiki")  # the same, read and checked
+
+Why one module of ~320 lines: it is the whole library side of one lab page (DESIGN.md: one sims
+module per page), the batch's gradient and a run's counts being the two views that page shows.
     report.bands, report.spearman, report.points
 """
 
@@ -45,11 +49,12 @@ import torch
 from torch import nn
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_float, check_ids, check_int
+from embedlab.files import json_safe
 from embedlab.scratch import Embedding, RowGradient, row_gradient
-from embedlab.tokenizer.vocab import BANDS
 from embedlab.train.run import UPDATE_COUNTS
-from embedlab.vectors.evaluate import spearman  # Pearson of average ranks, float64; NaN if constant
+from embedlab.vectors.frequency import BANDS, band_rows
 from embedlab.vectors.io import RUN_TABLE
+from embedlab.vectors.stats import spearman  # Pearson of average ranks, float64; NaN if constant
 from embedlab.vectors.table import Vectors
 
 # name -> (optimizer factory given the parameters and the learning rate, whether it needs sparse gradients)
@@ -262,8 +267,8 @@ class UpdateFrequency:
     def to_dict(self) -> dict:
         """Plain JSON: NaN (an empty band, a constant column) becomes None."""
         return {
-            "bands": [{k: _finite(v) for k, v in asdict(b).items()} for b in self.bands],
-            "spearman": _finite(self.spearman),
+            "bands": json_safe([asdict(b) for b in self.bands]),
+            "spearman": json_safe(self.spearman),
             "rows": self.rows,
             "never_updated": self.never_updated,
             "points": {
@@ -272,10 +277,6 @@ class UpdateFrequency:
                 "updates": [p[2] for p in self.points],
             },
         }
-
-
-def _finite(x):
-    return None if isinstance(x, float) and not math.isfinite(x) else x
 
 
 def updates_by_frequency(
@@ -289,7 +290,7 @@ def updates_by_frequency(
     correlation, and up to `points` rows spread evenly over the frequency ranks (for a scatter).
 
     `bands` are (floor, name) pairs with strictly decreasing floors ending at 0 (default: the
-    tokenizer's named bands, `embedlab.tokenizer.vocab.BANDS`).
+    named bands of `embedlab.vectors.frequency`).
     """
     counts, updates = np.asarray(counts), np.asarray(updates)
     n = len(keys)
@@ -297,16 +298,12 @@ def updates_by_frequency(
         if array.shape != (n,) or not np.issubdtype(array.dtype, np.integer):
             raise InvalidValueError(f"{name} must be {n} integers, one per key; got {array.dtype} {array.shape}")
     points = check_int("points", points, low=1)
-    floors = [check_int("band floor", floor, low=0) for floor, _ in bands]
-    if not floors or floors[-1] != 0 or any(a <= b for a, b in zip(floors, floors[1:], strict=False)):
-        raise InvalidValueError(f"band floors must decrease strictly and end at 0; got {floors}")
     results = []
-    for (floor, name), ceiling in zip(bands, [math.inf, *floors[:-1]], strict=True):
-        inside = (counts >= floor) & (counts < ceiling)
+    for (floor, name), inside in zip(bands, band_rows(counts, bands), strict=True):
         c, u = counts[inside].astype(np.float64), updates[inside].astype(np.float64)
-        if inside.any():
+        if inside.size:
             per = float(u.sum() / c.sum()) if c.sum() > 0 else math.nan
-            results.append(UpdateBand(name, floor, int(inside.sum()), float(c.mean()), float(u.mean()), per))
+            results.append(UpdateBand(name, floor, inside.size, float(c.mean()), float(u.mean()), per))
         else:
             results.append(UpdateBand(name, floor, 0, math.nan, math.nan, math.nan))
     by_rank = np.argsort(-counts, kind="stable")  # most frequent first

@@ -33,7 +33,8 @@ from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import atomic_write_text
 from embedlab.tokenizer.bytes import piece_bytes
 from embedlab.tokenizer.fast import FastTokenizer
-from embedlab.tokenizer.vocab import band, piece_counts
+from embedlab.tokenizer.vocab import piece_counts
+from embedlab.vectors.frequency import band
 
 log = logging.getLogger("embedlab")
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from itertools import islice
 from typing import Protocol
 
@@ -204,41 +203,3 @@ def piece_counts(tokenizer: SubwordTokenizer, lines: Iterable[str], batch: int =
             for i in ids:
                 counts[i] += 1
     return counts
-
-
-@dataclass(frozen=True)
-class FrequencyBands:
-    """Token ids split by corpus count at `threshold`."""
-
-    threshold: int
-    well_trained: list[int]  # ids seen at least `threshold` times
-    rare: list[int]  # ids seen fewer times (never-seen ids included)
-
-    @property
-    def rare_share(self) -> float:
-        return len(self.rare) / (len(self.rare) + len(self.well_trained))
-
-
-def frequency_bands(counts: list[int], threshold: int) -> FrequencyBands:
-    """Split ids into well-trained (count >= threshold) and rare rows.
-
-    >>> frequency_bands([500, 3, 0, 120], threshold=100).rare
-    [1, 2]
-    """
-    threshold = check_int("threshold", threshold, low=1)
-    well = [i for i, c in enumerate(counts) if c >= threshold]
-    rare = [i for i, c in enumerate(counts) if c < threshold]
-    return FrequencyBands(threshold, well, rare)
-
-
-# Named bands of corpus count, most frequent first: how well a row can be trained.
-BANDS = ((100_000, "very frequent"), (10_000, "frequent"), (1_000, "common"), (100, "uncommon"), (0, "rare"))
-
-
-def band(count: int) -> str:
-    """The name of the band a corpus count falls in.
-
-    >>> band(250_000), band(42)
-    ('very frequent', 'rare')
-    """
-    return next(name for floor, name in BANDS if count >= floor)

@@ -1,16 +1,20 @@
 """Vector tables: geometry, neighbours, analogies, benchmarks and file formats.
 
-table.py       Vectors: key <-> row, cached unit rows, neighbours, analogies
+table.py       Vectors: key <-> row, read-only rows handed out, cached unit rows, neighbours, analogies
+query.py       queries as written: "king - man + woman", gensim's positive/negative lists, the query vector
 neighbors.py   Neighbors: the ranked answer of a query, saying how it was got
 similarity.py  pure functions: cosine / dot / euclidean scores, exact top-k, 3CosMul
 index.py       optional FAISS index behind the same queries
-io.py          word2vec text/binary, safetensors, .npy, projector TSV, HuggingFace tables
+io/            files: word2vec text/binary, safetensors, .npy, projector TSV, HuggingFace, benchmark files
 evaluate.py    word-pair and analogy benchmarks -> result dataclasses
+stats.py       Spearman and Pearson correlation (scipy's values), ranks with ties
+frequency.py   corpus-frequency bands (BANDS, band) and splitting rows into them
 analysis.py    norms vs frequency, anisotropy, projections, rotation check
 """
 
 from embedlab.vectors.neighbors import Neighbors
+from embedlab.vectors.query import parse_expression, signed_terms
 from embedlab.vectors.similarity import METRICS
-from embedlab.vectors.table import UnknownKeyError, Vectors, parse_expression, signed_terms
+from embedlab.vectors.table import UnknownKeyError, Vectors
 
 __all__ = ["METRICS", "Neighbors", "UnknownKeyError", "Vectors", "parse_expression", "signed_terms"]

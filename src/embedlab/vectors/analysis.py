@@ -10,7 +10,8 @@
     project_2d(vectors, method="pca")     (n, 2) coordinates for a plot: PCA (torch) or UMAP
 
 Every function is pure (nothing mutates the table); each measurement returns a frozen dataclass whose
-`to_dict()` is plain JSON (NaN becomes None).
+`to_dict()` is plain JSON (NaN becomes None). The module passes 300 lines because each of its six
+measurements is a small function plus the dataclass it returns; none shares code with another.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ import numpy as np
 import torch
 
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
-from embedlab.tokenizer.vocab import BANDS
+from embedlab.files import json_safe
 from embedlab.vectors import similarity as sim
-from embedlab.vectors.evaluate import spearman  # Pearson of average ranks, float64; NaN if constant
+from embedlab.vectors.frequency import BANDS, band_rows
+from embedlab.vectors.stats import spearman  # Pearson of average ranks, float64; NaN if constant
 from embedlab.vectors.table import Vectors
 
 PROJECTIONS = ("pca", "umap")
@@ -34,15 +36,7 @@ PROJECTIONS = ("pca", "umap")
 class _Result:
     def to_dict(self) -> dict:
         """The fields as plain JSON values (tuples -> lists, arrays -> nested lists, NaN -> None)."""
-        return _jsonable(asdict(self))  # type: ignore[call-overload]
-
-
-def _jsonable(value):
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_jsonable(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
-    return None if isinstance(value, float) and not math.isfinite(value) else value
+        return json_safe(asdict(self))  # type: ignore[call-overload]
 
 
 # ---- norms vs frequency ------------------------------------------------------------------------
@@ -73,21 +67,17 @@ def norms_by_frequency(
     """E (V, D) and counts (V,) -> row norms per count band, and count-vs-norm rank correlation.
 
     `counts` default to `vectors.counts`; `bands` are (floor, name) pairs with strictly decreasing
-    floors ending at 0 (default: the tokenizer's named bands, `embedlab.tokenizer.vocab.BANDS`).
+    floors ending at 0 (default: the named bands of `embedlab.vectors.frequency`).
     """
     counts = vectors.counts if counts is None else np.asarray(counts)
     if counts is None:
         raise InvalidValueError(f"{vectors.name} has no counts; pass counts (V,) measured on a corpus")
     if counts.shape != (len(vectors),) or not np.issubdtype(counts.dtype, np.integer) or (counts < 0).any():
         raise InvalidValueError(f"counts must be {len(vectors)} integers >= 0; got {counts.dtype} {counts.shape}")
-    floors = [check_int("band floor", floor, low=0) for floor, _ in bands]
-    if not floors or floors[-1] != 0 or any(a <= b for a, b in zip(floors, floors[1:], strict=False)):
-        raise InvalidValueError(f"band floors must decrease strictly and end at 0; got {floors}")
     norms = vectors.norms.astype(np.float64)
-    ceilings = [np.inf, *floors[:-1]]
     results = []
-    for (floor, name), ceiling in zip(bands, ceilings, strict=True):
-        inside = norms[(counts >= floor) & (counts < ceiling)]
+    for (floor, name), rows in zip(bands, band_rows(counts, bands), strict=True):
+        inside = norms[rows]
         mean, median = (float(inside.mean()), float(np.median(inside))) if inside.size else (math.nan, math.nan)
         results.append(BandNorms(name, floor, int(inside.size), mean, median))
     seen, unseen = norms[counts > 0], norms[counts == 0]
@@ -158,7 +148,7 @@ def dot_decomposition(a, b) -> DotDecomposition:
     >>> dot_decomposition([2.0, 0.0, 1.0], [1.0, 1.0, 0.0]).cosine  # 2 / √10
     0.6324555320336759
     """
-    a, b = torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
+    a, b = sim.as_tensor(a, torch.float64), sim.as_tensor(b, torch.float64)
     if a.ndim != 1 or a.shape != b.shape:
         raise InvalidValueError(f"a and b must be two vectors of equal length; got {tuple(a.shape)}, {tuple(b.shape)}")
     norm_a, norm_b, dot = float(a.norm()), float(b.norm()), float(a @ b)
@@ -309,7 +299,7 @@ def project_2d(
         keys = data.index_to_key if keys is None else list(keys)
         matrix = data.table[[data.index_of(key) for key in keys]]
     else:
-        matrix = torch.as_tensor(np.asarray(data, dtype=np.float32) if not torch.is_tensor(data) else data)
+        matrix = sim.as_tensor(data)
         keys = [str(i) for i in range(matrix.shape[0])] if keys is None else list(keys)
         if matrix.ndim != 2 or len(keys) != matrix.shape[0]:
             raise InvalidValueError(f"need an (n, D) matrix and n keys; got {tuple(matrix.shape)} and {len(keys)}")

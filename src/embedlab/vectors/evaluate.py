@@ -12,7 +12,8 @@ An analogy a : b :: c : ? is answered with 3CosAdd, the row closest to u_b + u_c
 vectors), or with 3CosMul; all questions go through one matrix product per batch, not one search
 per question, so the 19,544 Google questions take seconds where gensim's loop takes about a minute.
 
-The benchmark files ship in gensim's package test data: pip install gensim.
+The benchmark files ship in gensim's package test data (pip install gensim); they are parsed by
+`vectors.io.benchmarks`, and the correlations are `vectors.stats`'.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ import numpy as np
 import torch
 
 from embedlab.data.benchmarks import BENCHMARKS, benchmark_path
-from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, check_int
+from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
 from embedlab.vectors import similarity as sim
+from embedlab.vectors.io.benchmarks import read_analogies, read_pairs
+from embedlab.vectors.stats import pearson, spearman
 from embedlab.vectors.table import ANALOGY_METHODS, Vectors
 
 # gensim looks at this many answers of each analogy and takes the first that is no case variant of an input
@@ -231,75 +234,6 @@ def folded_vocab(keys: Sequence[str], restrict_vocab: int, case_insensitive: boo
     for row in range(min(restrict_vocab, len(keys)) - 1, -1, -1):  # backwards: lower rows overwrite
         vocab[fold(keys[row])] = row
     return vocab
-
-
-def read_pairs(path: Path, delimiter: str = "\t") -> list[tuple[str, str, float]]:
-    """(word1, word2, score) of every usable line of a word-pair file (see evaluate_word_pairs)."""
-    pairs = []
-    with open(path, encoding="utf8") as lines:
-        for line in lines:
-            fields = line.split(delimiter)
-            if line.startswith("#") or len(fields) != 3:
-                continue
-            try:
-                pairs.append((fields[0], fields[1], float(fields[2])))
-            except ValueError:
-                continue
-    return pairs
-
-
-def read_analogies(path: Path) -> list[tuple[str, list[tuple[str, ...]]]]:
-    """[(section, [(a, b, c, d), ...]), ...] of an analogy file, in file order. Lines that are not
-    4 words are skipped; a question before the first ": section" line is a FileFormatError (blank
-    lines there are skipped, where gensim raises)."""
-    sections: list[tuple[str, list[tuple[str, ...]]]] = []
-    with open(path, encoding="utf8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if line.startswith(": "):
-                sections.append((line.lstrip(": ").strip(), []))  # subtle: strips every leading ":" and " ", as gensim
-            elif not sections and line.strip():
-                raise FileFormatError(f"{path}, line {number}: a question before the first ': section' line")
-            elif len(words := line.split()) == 4:
-                sections[-1][1].append(tuple(words))
-    return sections
-
-
-def spearman(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
-    """Spearman's rank correlation: Pearson's r of the ranks, tied values sharing their mean rank
-    (scipy.stats.spearmanr's value). (n,), (n,) -> float.
-
-    >>> round(spearman([1, 2, 2, 3], [10, 20, 30, 40]), 6)
-    0.948683
-    """
-    return pearson(_ranks(np.asarray(x, dtype=np.float64)), _ranks(np.asarray(y, dtype=np.float64)))
-
-
-def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
-    """Pearson's r in float64 (scipy.stats.pearsonr's value); nan when either input is constant.
-    (n,), (n,) -> float.
-
-    >>> round(pearson([1, 2, 3], [2, 4, 7]), 6)
-    0.993399
-    """
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if x.ndim != 1 or x.shape != y.shape or len(x) < 2:
-        raise InvalidValueError(f"need two 1-D sequences of the same length >= 2; got shapes {x.shape}, {y.shape}")
-    xm, ym = x - x.mean(), y - y.mean()
-    nx, ny = np.linalg.norm(xm), np.linalg.norm(ym)
-    if nx == 0 or ny == 0:
-        return float("nan")
-    return float(np.clip(np.dot(xm / nx, ym / ny), -1.0, 1.0))
-
-
-def _ranks(x: np.ndarray) -> np.ndarray:
-    """(n,) -> (n,) ranks 1..n, ties given the mean of their ranks: [10, 20, 20, 30] -> [1, 2.5, 2.5, 4]."""
-    order = np.argsort(x, kind="stable")
-    ordered = x[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1], True])  # tie-group bounds, (G + 1,)
-    group = np.repeat(np.arange(len(starts) - 1), np.diff(starts))  # (n,) group of each sorted value
-    ranks = np.empty(len(x))
-    ranks[order] = ((starts[:-1] + starts[1:] + 1) / 2.0)[group]
-    return ranks
 
 
 def _answer(vectors: Vectors, inputs: list[list[int]], restrict_vocab: int, method: str, batch_size: int):

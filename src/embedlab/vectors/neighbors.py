@@ -3,6 +3,8 @@
 A `Neighbors` reads like gensim's list of (key, score) tuples (`result[0]`, `for key, score in
 result`) and also says which metric ranked them and which input keys were left out: without
 that exclusion, king − man + woman usually returns king itself.
+
+    best_rows(values, indices, topn, banned)   a top-k result -> the (row, score) pairs to answer with
 """
 
 from __future__ import annotations
@@ -57,3 +59,16 @@ class Neighbors:
             "exclude_inputs": self.exclude_inputs,
             "neighbors": [{"key": k, "score": s} for k, s in self],
         }
+
+
+def best_rows(
+    values: list[float], indices: list[int], topn: int, banned: set[int] | frozenset[int] = frozenset()
+) -> list[tuple[int, float]]:
+    """k scores and their rows, best first -> up to `topn` (row, score), skipping banned rows and
+    the ±inf of masked ones.
+
+    >>> best_rows([0.9, 0.8, float("-inf")], [4, 2, 7], topn=2, banned={4})
+    [(2, 0.8)]
+    """
+    pairs = [(i, v) for i, v in zip(indices, values, strict=True) if i not in banned and abs(v) != float("inf")]
+    return pairs[:topn]

@@ -1,5 +1,6 @@
 """Similarity and exact top-k search over a table E (V, d), as pure functions on torch tensors.
 
+    as_tensor(x)                  array, tensor or nested list -> float32 tensor, read-only arrays copied
     unit_rows(E)                  (V, d) -> (V, d)   each row scaled to length 1 (zero rows stay 0)
     pair_score(a, b, metric)      (..., d), (..., d) -> (...)
     score_matrix(Q, E, metric)    (B, d), (V, d) -> (B, V)
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import torch
 
 from embedlab.errors import check_choice
@@ -28,6 +30,19 @@ COSMUL_EPSILON = 1e-6
 
 # scores of at most this many floats are materialised at once (256 MiB of float32)
 _CHUNK_FLOATS = 1 << 26
+
+
+def as_tensor(x: object, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """A tensor, NumPy array or nested list -> a tensor of `dtype`, sharing memory where it can.
+
+    A read-only NumPy array (a row Vectors hands out) is copied first: torch cannot share memory
+    it may not write to, and would warn.
+    """
+    if torch.is_tensor(x):
+        return x.to(dtype)
+    if isinstance(x, np.ndarray) and not x.flags.writeable:
+        x = x.copy()
+    return torch.as_tensor(x, dtype=dtype)
 
 
 def higher_is_better(metric: str) -> bool:

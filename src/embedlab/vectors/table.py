@@ -1,7 +1,7 @@
 """Vectors: a table E (V, d) with its keys, and the queries people ask of it.
 
     vectors = Vectors.load("minilm")                      # or a path in any format of vectors.io
-    vectors["king"]                                        # (d,) row, a NumPy view like gensim's
+    vectors["king"]                                        # (d,) row: a read-only NumPy view, as gensim's
     vectors.similarity("king", "queen")                   # cosine | dot | euclidean
     vectors.most_similar(positive=["king", "woman"], negative=["man"], topn=5)
     vectors.analogy("king - man + woman")                 # 3CosAdd, or method="3cosmul"
@@ -10,11 +10,19 @@
 Names follow gensim's KeyedVectors (index_to_key, key_to_index, most_similar, similar_by_vector,
 doesnt_match), and for metric="cosine" the scores equal gensim's. Unit rows are computed once and
 cached, so a query costs one matrix-vector product over the table plus a top-k.
+
+The rows are stored once, as the torch tensor `table`. What is handed out as NumPy (`vectors`,
+`v[key]`, `get_vector`) is a read-only view, as in gensim: a write there would change the table
+behind the cached unit rows. `table` and `unit` are the stored tensors themselves (torch has no
+read-only flag): clone them before changing anything.
+
+The class passes 300 lines because it keeps gensim's query surface (most_similar, _cosmul,
+similar_by_vector, doesnt_match, similarity, analogy, the batch, an index) on one object; the
+parsing of a query is query.py's and the scoring similarity.py's.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -33,12 +41,10 @@ from embedlab.errors import (
 from embedlab.vectors import io
 from embedlab.vectors import similarity as sim
 from embedlab.vectors.io import first_duplicate
-from embedlab.vectors.neighbors import Neighbors
+from embedlab.vectors.neighbors import Neighbors, best_rows
+from embedlab.vectors.query import Term, as_keys, describe_query, query_vector, resolve_terms, signed_terms
 
 ANALOGY_METHODS = ("3cosadd", "3cosmul")
-
-# a query term: a key, a (key, weight) pair, or a raw vector of shape (d,)
-Term = str | tuple[str, float] | np.ndarray | torch.Tensor
 
 
 class UnknownKeyError(UnknownNameError):
@@ -47,7 +53,11 @@ class UnknownKeyError(UnknownNameError):
 
 class Vectors:
     """Rows of `vectors` (V, d) float32 keyed by `keys` (V unique strings); `counts` (V,) corpus
-    frequencies when known (None for tables such as a model's token embedding)."""
+    frequencies when known (None for tables such as a model's token embedding).
+
+    A writable float32 array or tensor is used as it is, not copied; a read-only one (another
+    table's `vectors`) is copied.
+    """
 
     def __init__(
         self,
@@ -57,12 +67,12 @@ class Vectors:
         *,
         name: str = "vectors",
     ):
-        table = torch.as_tensor(np.asarray(vectors, dtype=np.float32) if not torch.is_tensor(vectors) else vectors)
+        table = sim.as_tensor(vectors)
         if table.ndim != 2:
             raise InvalidValueError(f"vectors must have shape (V, d); got shape {tuple(table.shape)}")
         if len(keys) != table.shape[0]:
             raise InvalidValueError(f"{len(keys)} keys for {table.shape[0]} rows; need one key per row")
-        self.table = table.detach().to(torch.float32).contiguous()
+        self.table = table.detach().contiguous()  # (V, d) float32: the one store of the rows
         self.index_to_key = list(keys)
         self.key_to_index = {key: i for i, key in enumerate(self.index_to_key)}
         if len(self.key_to_index) != len(self.index_to_key):
@@ -81,7 +91,8 @@ class Vectors:
     @classmethod
     def load(cls, name_or_path: str | Path) -> Vectors:
         """A built-in table by name ("minilm": its 30522 × 384 WordPiece input embedding) or a file
-        or folder in any format `embedlab.vectors.io` reads."""
+        or folder in any format `embedlab.vectors.io` reads (the format by extension, else by
+        content); a file holding NaN or ±inf raises FileFormatError naming the key and column."""
         from embedlab.data.models import MODELS, model_dir
 
         text = str(name_or_path)
@@ -93,16 +104,22 @@ class Vectors:
             raise MissingDataError(f"vectors {text!r} are neither a built-in table ({', '.join(MODELS)}) nor a path")
         return cls(table.keys, table.vectors, table.counts, name=text)
 
-    def save(self, path: str | Path, format: str = "safetensors") -> list[Path]:
-        """Write the table (and its keys and counts where the format keeps them); returns the files."""
-        return io.write_table(io.Table(self.index_to_key, self.vectors, _as_list(self.counts)), path, format)
+    def save(self, path: str | Path, format: str | None = None) -> list[Path]:
+        """Write the table (and its keys and counts where the format keeps them) -> the files written.
+
+        The format follows the extension, as `load` reads it: .txt or .vec word2vec text, .bin
+        word2vec binary, .safetensors, .npy (each with NAME.vocab.json), and a path without an
+        extension is a projector folder. An explicit `format` (one of io.FORMATS) wins.
+        """
+        counts = None if self.counts is None else self.counts.tolist()
+        return io.write_table(io.Table(self.index_to_key, self.vectors, counts), path, format)
 
     # ---- rows ----------------------------------------------------------------------------------
 
     @property
     def vectors(self) -> np.ndarray:
-        """(V, d) float32 NumPy view of the table (shares memory while the table is on the CPU)."""
-        return self.table.cpu().numpy()
+        """(V, d) float32 read-only NumPy view of the table (a read-only copy when it is on a GPU)."""
+        return _read_only(self.table.cpu().numpy())
 
     @property
     def vector_size(self) -> int:
@@ -125,18 +142,18 @@ class Vectors:
             raise self._unknown(key) from None
 
     def __getitem__(self, key: str | Sequence[str]) -> np.ndarray:
-        """One key -> (d,); a list of keys -> (n, d)."""
+        """One key -> (d,) read-only view; a list of keys -> (n, d), a copy (as gensim's)."""
         if isinstance(key, str):
             return self.vectors[self.index_of(key)]
         return self.vectors[[self.index_of(k) for k in key]]
 
     def get_vector(self, key: str, norm: bool = False) -> np.ndarray:
-        """(d,) row of `key`, scaled to unit length if `norm`."""
-        return (self.unit if norm else self.table)[self.index_of(key)].cpu().numpy()
+        """(d,) read-only row of `key`, scaled to unit length if `norm`."""
+        return _read_only((self.unit if norm else self.table)[self.index_of(key)].cpu().numpy())
 
     @property
     def unit(self) -> torch.Tensor:
-        """(V, d) unit-length rows, computed once (zero rows stay zero)."""
+        """(V, d) unit-length rows, computed once (zero rows stay zero); the cached tensor itself."""
         if self._unit is None:
             self._unit = sim.unit_rows(self.table)
         return self._unit
@@ -182,11 +199,11 @@ class Vectors:
         first that many rows (useful when rows are sorted by frequency).
         """
         check_choice("metric", metric, sim.METRICS)
-        terms = self._terms(positive, negative)
-        query = self._combine(terms, metric)[None, :]
+        terms = resolve_terms(positive, negative, self.table, self.index_of)
+        query = query_vector(terms, metric)[None, :]
         inputs = tuple(dict.fromkeys(key for key, _, _ in terms if key is not None))
         [result] = self._search(query, topn, metric, [inputs] if exclude else None, restrict_vocab)
-        return self._neighbors(result, metric, _describe(terms), inputs, exclude)
+        return self._neighbors(result, metric, describe_query([(k, w) for k, w, _ in terms]), inputs, exclude)
 
     def most_similar_batch(
         self,
@@ -201,7 +218,7 @@ class Vectors:
         chunk of queries; answer i equals most_similar(queries[i], ...)."""
         check_choice("metric", metric, sim.METRICS)
         if isinstance(queries, (np.ndarray, torch.Tensor)):
-            matrix = torch.as_tensor(queries, dtype=torch.float32, device=self.table.device)
+            matrix = sim.as_tensor(queries).to(self.table.device)
             if matrix.ndim != 2 or matrix.shape[1] != self.vector_size:
                 raise InvalidValueError(f"queries must have shape (B, {self.vector_size}); got {tuple(matrix.shape)}")
             keys: list[tuple[str, ...]] = [()] * matrix.shape[0]
@@ -225,7 +242,7 @@ class Vectors:
         restrict_vocab: int | None = None,
     ) -> Neighbors:
         """The `topn` rows closest to a raw (d,) vector."""
-        return self.most_similar([torch.as_tensor(vector)], topn=topn, metric=metric, restrict_vocab=restrict_vocab)
+        return self.most_similar([sim.as_tensor(vector)], topn=topn, metric=metric, restrict_vocab=restrict_vocab)
 
     def most_similar_cosmul(
         self,
@@ -238,7 +255,7 @@ class Vectors:
     ) -> Neighbors:
         """3CosMul (Levy & Goldberg 2014) with gensim's (1 + cos) / 2 shift; keys only."""
         topn = check_int("topn", topn, low=1)
-        positive, negative = _as_keys(positive), _as_keys(negative)
+        positive, negative = as_keys(positive), as_keys(negative)
         if not positive:
             raise InvalidValueError("3cosmul needs at least one positive key")
         pos = torch.tensor([[self.index_of(k) for k in positive]], device=self.table.device)
@@ -248,8 +265,9 @@ class Vectors:
         inputs = tuple(dict.fromkeys(positive + negative))
         exclude_rows = [self._rows_within(inputs, n)] if exclude else None
         values, indices = sim.top_k(scores, topn + len(inputs), exclude_rows)
-        query = _describe([(k, 1.0, None) for k in positive] + [(k, -1.0, None) for k in negative])
-        return self._neighbors(_rows(values[0].tolist(), indices[0].tolist(), topn), "3cosmul", query, inputs, exclude)
+        query = describe_query([(k, 1.0) for k in positive] + [(k, -1.0) for k in negative])
+        rows = best_rows(values[0].tolist(), indices[0].tolist(), topn)
+        return self._neighbors(rows, "3cosmul", query, inputs, exclude)
 
     def analogy(
         self, expression: str, topn: int = 10, *, method: str = "3cosadd", metric: str = "cosine", exclude: bool = True
@@ -264,7 +282,7 @@ class Vectors:
             result = self.most_similar_cosmul(positive, negative, topn, exclude=exclude)
             # report the query as written, not regrouped into positives then negatives
             inputs = tuple(dict.fromkeys(k for k, _ in terms))
-            return replace(result, query=_describe([(k, sign, None) for k, sign in terms]), inputs=inputs)
+            return replace(result, query=describe_query(terms), inputs=inputs)
         return self.most_similar([(k, float(sign)) for k, sign in terms], None, topn, metric=metric, exclude=exclude)
 
     def doesnt_match(self, words: Sequence[str]) -> str:
@@ -291,40 +309,6 @@ class Vectors:
 
     # ---- internals -----------------------------------------------------------------------------
 
-    def _terms(self, positive, negative) -> list[tuple[str | None, float, torch.Tensor]]:
-        """(key or None, weight, raw vector) for every query term, gensim's argument conventions."""
-        terms = []
-        for items, weight in ((positive, 1.0), (negative, -1.0)):
-            if items is None:
-                continue
-            if isinstance(items, (str, np.ndarray, torch.Tensor)) or _is_weighted(items):
-                items = [items]
-            for item in items:
-                key, w = item if _is_weighted(item) else (item, weight)
-                if isinstance(key, str):
-                    terms.append((key, float(w), self.table[self.index_of(key)]))
-                else:
-                    vector = torch.as_tensor(key, dtype=torch.float32, device=self.table.device)
-                    if vector.shape != (self.vector_size,):
-                        raise InvalidValueError(
-                            f"a query vector must have shape ({self.vector_size},); got {tuple(vector.shape)}"
-                        )
-                    terms.append((None, float(w), vector))
-        if not terms:
-            raise InvalidValueError("a query needs at least one positive or negative term")
-        return terms
-
-    def _combine(self, terms, metric: str) -> torch.Tensor:
-        """The query vector (d,) of the terms for `metric` (see most_similar)."""
-        weights = [w for _, w, _ in terms]
-        if metric == "cosine":  # keys enter as unit vectors, raw vectors as given (as in gensim)
-            rows = [sim.unit_rows(v) if key is not None else v for key, _, v in terms]
-            total = sum(abs(w) for w in weights)
-        else:
-            rows = [v for _, _, v in terms]
-            total = sum(weights) or 1.0
-        return sum(w * v for w, v in zip(weights, rows, strict=True)) / total
-
     def _limit(self, restrict_vocab: int | None) -> int:
         if restrict_vocab is None:
             return len(self)
@@ -345,22 +329,18 @@ class Vectors:
             table, unit, squared = self.table[:n], self.unit[:n], self._squares()[:n]
             if metric == "cosine":  # normalise once, here, not per chunk (a no-op for unit rows)
                 queries = sim.unit_rows(queries)
-            values, indices = sim.search(
-                queries,
-                width,
-                lambda c: (
-                    sim.products(queries[c], unit)
-                    if metric == "cosine"
-                    else sim.score_matrix(queries[c], table, metric, squared_norms=squared)
-                ),
-                n_rows=n,
-                exclude=exclude,
-                largest=sim.higher_is_better(metric),
-            )
+
+            def scorer(c: slice) -> torch.Tensor:  # (chunk, n)
+                if metric == "cosine":
+                    return sim.products(queries[c], unit)
+                return sim.score_matrix(queries[c], table, metric, squared_norms=squared)
+
+            largest = sim.higher_is_better(metric)
+            values, indices = sim.search(queries, width, scorer, n_rows=n, exclude=exclude, largest=largest)
         banned = [set(e) for e in exclude] if exclude else [set()] * len(values)
         # one conversion of the whole (B, k) result: per-row .tolist() calls cost more than the top-k
         rows = zip(values.tolist(), indices.tolist(), banned, strict=True)
-        return [_rows(v, i, topn, b) for v, i, b in rows]
+        return [best_rows(v, i, topn, b) for v, i, b in rows]
 
     def _rows_within(self, keys, n: int) -> list[int]:
         """Rows of `keys` among the first n (the ones a search restricted to n rows could return)."""
@@ -372,14 +352,8 @@ class Vectors:
         return self._squared_norms
 
     def _neighbors(self, rows, metric, query, inputs, exclude) -> Neighbors:
-        return Neighbors(
-            keys=tuple(self.index_to_key[i] for i, _ in rows),
-            scores=tuple(s for _, s in rows),
-            metric=metric,
-            query=query,
-            inputs=tuple(inputs),
-            exclude_inputs=exclude,
-        )
+        keys, scores = tuple(self.index_to_key[i] for i, _ in rows), tuple(s for _, s in rows)
+        return Neighbors(keys, scores, metric, query, tuple(inputs), exclude)
 
     def _unknown(self, key: object) -> UnknownKeyError:
         hint = closest_names(str(key), self.index_to_key)
@@ -387,62 +361,7 @@ class Vectors:
         return UnknownKeyError(f"unknown key {key!r}: not among the {len(self)} keys of {self.name}{hint}")
 
 
-def signed_terms(expression: str) -> list[tuple[str, int]]:
-    """ "king - man + woman" -> [("king", 1), ("man", -1), ("woman", 1)]. Operators surrounded by
-    spaces split terms; when there are none, a bare + or - does ("king-man+woman").
-
-    >>> signed_terms("king - man + woman")
-    [('king', 1), ('man', -1), ('woman', 1)]
-    """
-    text = expression.strip()
-    if text[:1] in ("+", "-") and text[1:2].isspace():  # a leading "- man + ..."
-        text = text[0] + text[1:].lstrip()
-    parts = re.split(r"\s+([+-])\s+", text)
-    if len(parts) == 1:
-        parts = re.split(r"(?<=\S)([+-])(?=\S)", text)
-    signs, keys = ["+", *parts[1::2]], parts[0::2]
-    if len(keys[0]) > 1 and keys[0][0] in "+-" and len(parts) > 1:
-        signs[0], keys[0] = keys[0][0], keys[0][1:]
-    if not text or any(not key or any(c.isspace() for c in key) for key in keys):  # keys hold no spaces
-        raise InvalidValueError(f"cannot parse analogy {expression!r}; write it like 'king - man + woman'")
-    return [(key, 1 if sign == "+" else -1) for sign, key in zip(signs, keys, strict=True)]
-
-
-def parse_expression(expression: str) -> tuple[list[str], list[str]]:
-    """ "king - man + woman" -> (["king", "woman"], ["man"]), gensim's positive and negative lists.
-
-    >>> parse_expression("king - man + woman")
-    (['king', 'woman'], ['man'])
-    """
-    terms = signed_terms(expression)
-    return [k for k, s in terms if s > 0], [k for k, s in terms if s < 0]
-
-
-def _rows(values: list[float], indices: list[int], topn: int, banned: set[int] = frozenset()):
-    """k scores and rows -> up to `topn` (row, score), skipping banned rows and masked ±inf."""
-    pairs = [(i, v) for i, v in zip(indices, values, strict=True) if i not in banned and abs(v) != float("inf")]
-    return pairs[:topn]
-
-
-def _describe(terms) -> str:
-    """The query as text: "king - man + woman"; raw vectors show as <vector>, weights as 0.5*key."""
-    parts = []
-    for key, weight, _ in terms:
-        name = key if key is not None else "<vector>"
-        if abs(weight) != 1.0:
-            name = f"{abs(weight):g}*{name}"
-        sign = "-" if weight < 0 else "+"
-        parts.append(name if not parts and sign == "+" else f"{sign} {name}" if parts else f"-{name}")
-    return " ".join(parts)
-
-
-def _is_weighted(item: object) -> bool:
-    return isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], (int, float))
-
-
-def _as_keys(items: Sequence[str] | str) -> list[str]:
-    return [items] if isinstance(items, str) else list(items)
-
-
-def _as_list(counts: np.ndarray | None) -> list[int] | None:
-    return None if counts is None else counts.tolist()
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """The same array, flagged read-only (what gensim does to the rows it hands out)."""
+    array.flags.writeable = False
+    return array

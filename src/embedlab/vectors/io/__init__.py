@@ -1,0 +1,45 @@
+"""Embedding tables on disk: V keys with their (V, D) vectors, read and written in common formats.
+
+Every reader returns a `Table`; every writer takes one. A corrupt file raises FileFormatError naming
+the file and the line (text) or byte offset (binary), and so does a NaN or ±inf value, naming its
+row's key and column; a missing file or sidecar raises MissingDataError.
+
+table.py       Table (keys, (V, D) float32 vectors, counts) and the checks every format shares
+text.py        numbers as text: parse a row, write the shortest exact decimals, read lines
+formats.py     FORMATS, detection by extension or content, read_table / write_table over them all
+word2vec.py    word2vec text (.txt, .vec) and binary (.bin), as the C tool and gensim write them
+arrays.py      .safetensors and .npy, each with its NAME.vocab.json of keys and counts
+projector.py   TensorFlow's Embedding Projector folder: vectors.tsv + metadata.tsv
+hf.py          a HuggingFace BERT-family folder's input token table (read only)
+benchmarks.py  word-pair and analogy benchmark files (WordSim-353, SimLex-999, Google)
+"""
+
+from embedlab.vectors.io.benchmarks import read_analogies, read_pairs
+from embedlab.vectors.io.formats import (
+    EXTENSIONS,
+    FORMATS,
+    RUN_TABLE,
+    detect_format,
+    format_for,
+    output_files,
+    read_table,
+    write_table,
+)
+from embedlab.vectors.io.hf import read_hf_table
+from embedlab.vectors.io.table import Table, first_duplicate
+
+__all__ = [
+    "EXTENSIONS",
+    "FORMATS",
+    "RUN_TABLE",
+    "Table",
+    "detect_format",
+    "first_duplicate",
+    "format_for",
+    "output_files",
+    "read_analogies",
+    "read_hf_table",
+    "read_pairs",
+    "read_table",
+    "write_table",
+]

@@ -1,0 +1,99 @@
+"""Array formats, each with its keys in a sidecar beside it.
+
+    safetensors   NAME.safetensors       one tensor "vectors" (V, D) float32
+                  + NAME.vocab.json      {"keys": [V strings], "counts": [V ints] or null}
+    npy           NAME.npy               a (V, D) float32 array, read without pickles
+                  + NAME.vocab.json      as above; on read, NAME.tokens.txt (one key a line) also serves
+
+Both files are written atomically, the keys encoded first: a key UTF-8 cannot hold leaves both old
+files as they were.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import safetensors.numpy
+from safetensors import SafetensorError, safe_open
+
+from embedlab.errors import FileFormatError, MissingDataError
+from embedlab.files import atomic_writer
+from embedlab.vectors.io.table import Table, check_finite, table_read_from
+from embedlab.vectors.io.text import decode, read_lines
+
+
+def read_safetensors(path: Path) -> Table:
+    """NAME.safetensors (tensor "vectors") + its sidecar -> Table."""
+    try:
+        with safe_open(path, framework="np") as f:
+            names = list(f.keys())
+            vectors = f.get_tensor("vectors") if "vectors" in names else None
+    except (SafetensorError, TypeError) as err:  # TypeError: a dtype numpy lacks (bfloat16)
+        raise FileFormatError(f"{path}: not a readable safetensors file ({err})") from None
+    if vectors is None:
+        raise FileFormatError(f"{path}: no tensor named 'vectors'; found {', '.join(names) or 'none'}")
+    return _with_sidecar(path, vectors)
+
+
+def read_npy(path: Path) -> Table:
+    """NAME.npy (never unpickled) + its sidecar -> Table."""
+    try:
+        with open(path, "rb") as f:
+            vectors = np.lib.format.read_array(f, allow_pickle=False)
+    except Exception as err:  # a damaged header reaches numpy's literal parser, which raises many kinds
+        raise FileFormatError(f"{path}: not a readable .npy array ({type(err).__name__}: {err})") from None
+    return _with_sidecar(path, vectors)
+
+
+def write_safetensors(table: Table, path: Path) -> list[Path]:
+    """Table -> NAME.safetensors and NAME.vocab.json -> both paths."""
+    return _write_with_vocab(table, path, lambda f: f.write(safetensors.numpy.save({"vectors": table.vectors})))
+
+
+def write_npy(table: Table, path: Path) -> list[Path]:
+    """Table -> NAME.npy and NAME.vocab.json -> both paths."""
+    return _write_with_vocab(table, path, lambda f: np.save(f, table.vectors, allow_pickle=False))
+
+
+def sidecar(path: Path, suffix: str = ".vocab.json") -> Path:
+    """table.npy -> table.vocab.json (or another `suffix`)."""
+    return path.with_name(path.stem + suffix)
+
+
+def _write_with_vocab(table: Table, path: Path, write_vectors) -> list[Path]:
+    # Encoded before either file is touched, so a key UTF-8 cannot hold leaves both old files as they were.
+    vocab = json.dumps({"keys": table.keys, "counts": table.counts}, ensure_ascii=False).encode("utf-8")
+    keys_file = sidecar(path)
+    with atomic_writer(path, "wb") as f:
+        write_vectors(f)
+    with atomic_writer(keys_file, "wb") as f:
+        f.write(vocab)
+    return [path, keys_file]
+
+
+def _with_sidecar(path: Path, vectors: np.ndarray) -> Table:
+    """(V, D) vectors read from `path` + keys and counts from its sidecar -> Table."""
+    if vectors.ndim != 2 or vectors.dtype.kind != "f":
+        raise FileFormatError(f"{path}: expected a 2-D float array (V, D); found {vectors.dtype} {vectors.shape}")
+    vocab, tokens = sidecar(path), sidecar(path, ".tokens.txt")
+    if vocab.is_file():
+        source = vocab
+        try:
+            obj = json.loads(decode(vocab))
+        except json.JSONDecodeError as err:
+            raise FileFormatError(f"{vocab} line {err.lineno}: not valid JSON ({err.msg})") from None
+        if not (
+            isinstance(obj, dict) and isinstance(obj.get("keys"), list) and isinstance(obj.get("counts"), list | None)
+        ):
+            raise FileFormatError(f'{vocab}: expected {{"keys": [strings], "counts": [integers] or null}}')
+        keys, counts = obj["keys"], obj.get("counts")
+    elif tokens.is_file():
+        source, keys, counts = tokens, read_lines(tokens), None
+    else:
+        raise MissingDataError(f"{path} has no key list beside it: expected {vocab.name} (or {tokens.name})")
+    if len(keys) != len(vectors):
+        raise FileFormatError(f"{source}: {len(keys)} keys, but {path.name} has {len(vectors)} rows")
+    check_finite(path, keys, vectors)
+    return table_read_from(source, keys, vectors, counts)

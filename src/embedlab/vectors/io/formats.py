@@ -1,0 +1,144 @@
+"""Which format a path holds or asks for, and one reader and one writer over all of them.
+
+    read_table(path)                    any format, found by extension, else by content
+    write_table(table, "t.bin")         the format follows the extension, as on read
+    write_table(table, "out", "projector")   an explicit format wins
+    detect_format(path)                 "word2vec" | "word2vec-bin" | "safetensors" | "npy" | "projector" | "hf"
+    output_files("t.npy")               what a write would create: [t.npy, t.vocab.json]
+
+Reading looks at the extension first (.txt .vec .bin .safetensors .npy .tsv) and at the bytes of a
+file without one; writing goes by the extension alone, or by the format named.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, describe
+from embedlab.vectors.io import arrays, hf, projector, word2vec
+from embedlab.vectors.io.table import Table
+
+FORMATS = ("word2vec", "word2vec-bin", "safetensors", "npy", "projector")  # writable; "hf" is read-only
+RUN_TABLE = "vectors.safetensors"  # the table inside an `embedlab train` output folder
+# file extension -> format, for reading and writing; a path without one is a projector folder on write
+EXTENSIONS = {
+    ".txt": "word2vec",
+    ".vec": "word2vec",
+    ".bin": "word2vec-bin",
+    ".safetensors": "safetensors",
+    ".npy": "npy",
+}
+
+_READERS = {
+    "word2vec": word2vec.read_word2vec,
+    "word2vec-bin": word2vec.read_word2vec_binary,
+    "safetensors": arrays.read_safetensors,
+    "npy": arrays.read_npy,
+    "projector": projector.read_projector,
+    "hf": hf.read_hf_table,
+}
+_WRITERS = {
+    "word2vec": word2vec.write_word2vec,
+    "word2vec-bin": word2vec.write_word2vec_binary,
+    "safetensors": arrays.write_safetensors,
+    "npy": arrays.write_npy,
+    "projector": projector.write_projector,
+}
+
+
+def read_table(path: str | Path) -> Table:
+    """A table file or folder in any format of this package -> Table with (V, D) float32 vectors.
+
+    A file holding NaN or ±inf raises FileFormatError naming the file, the row's key and the column.
+    """
+    path = Path(path)
+    if path.is_dir() and (path / RUN_TABLE).is_file():  # an `embedlab train` output folder
+        path = path / RUN_TABLE
+    return _READERS[detect_format(path)](path)
+
+
+def write_table(table: Table, path: str | Path, format: str | None = None) -> list[Path]:
+    """Write `table` in `format` (one of FORMATS; None: from the extension, see `format_for`) -> the
+    files written, those of `output_files`.
+
+    Each file is written atomically; keys a text format cannot hold are refused before any file is
+    touched, naming the key and its row.
+    """
+    if not isinstance(table, Table):
+        raise InvalidValueError(f"table must be a Table; got {describe(table)}")
+    format = format_for(path) if format is None else check_choice("format", format, FORMATS)
+    return _WRITERS[format](table, Path(path))
+
+
+def format_for(path: str | Path) -> str:
+    """The format a write to `path` makes, by its extension: "t.txt" -> "word2vec", "t.bin" ->
+    "word2vec-bin", "out" (no extension: a folder) -> "projector".
+
+    >>> format_for("minilm.vec"), format_for("runs/minilm")
+    ('word2vec', 'projector')
+    """
+    suffix = Path(path).suffix.lower()
+    if not suffix:
+        return "projector"
+    if suffix not in EXTENSIONS:
+        known = ", ".join(f"{ext} ({name})" for ext, name in EXTENSIONS.items())
+        raise InvalidValueError(
+            f"cannot tell the format of {path} from its extension {suffix!r}; known: {known}, or no extension "
+            f"for a projector folder; or name the format ({', '.join(FORMATS)})"
+        )
+    return EXTENSIONS[suffix]
+
+
+def output_files(path: str | Path, format: str | None = None) -> list[Path]:
+    """The files `write_table(table, path, format)` creates or replaces, without writing anything.
+
+    >>> [p.name for p in output_files("t.npy")]
+    ['t.npy', 't.vocab.json']
+    """
+    path = Path(path)
+    format = format_for(path) if format is None else check_choice("format", format, FORMATS)
+    if format == "projector":
+        return projector.projector_files(path)
+    if format in ("safetensors", "npy"):
+        return [path, arrays.sidecar(path)]
+    return [path]
+
+
+def detect_format(path: str | Path) -> str:
+    """The format of a table file or folder: one of FORMATS or "hf", by extension, else by content."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / "config.json").is_file():
+            return "hf"
+        if (path / "vectors.tsv").is_file():
+            return "projector"
+        if (path / RUN_TABLE).is_file():
+            return "safetensors"
+        raise InvalidValueError(
+            f"{path} holds none of config.json (a HuggingFace model), vectors.tsv (a projector), "
+            f"{RUN_TABLE} (an embedlab training run)"
+        )
+    if not path.is_file():
+        raise MissingDataError(f"no table at {path}: no such file or folder")
+    if path.suffix.lower() == ".tsv":
+        return "projector"
+    if path.suffix.lower() in EXTENSIONS:
+        return EXTENSIONS[path.suffix.lower()]
+    with open(path, "rb") as f:
+        head = f.read(9)
+        f.seek(0)
+        first = f.readline(4096)
+        header = word2vec.header(first.decode("utf-8", "replace"))
+        # A text record holds ~20 bytes a number; read enough for one whole line and a long key.
+        record = f.readline(32 * (header[1] + 1) + 65536) if header else b""
+    if head.startswith(b"\x93NUMPY"):
+        return "npy"
+    if len(head) == 9 and head[8:9] == b"{" and 0 < int.from_bytes(head[:8], "little") <= path.stat().st_size - 8:
+        return "safetensors"
+    if header:
+        return "word2vec" if not record or word2vec.is_text_row(record, header[1]) else "word2vec-bin"
+    if projector.is_tsv_row(first):
+        return "projector"
+    raise FileFormatError(
+        f"{path}: not a table format this library reads (word2vec text or binary, safetensors, .npy, projector TSV)"
+    )

@@ -1,0 +1,126 @@
+"""word2vec's two formats, as the C tool, gensim and fastText write them.
+
+    word2vec      NAME.txt | NAME.vec    "V D\\n", then V lines "key f1 ... fD\\n"
+    word2vec-bin  NAME.bin               "V D\\n", then V records: UTF-8 key, b" ", D little-endian float32
+                                         (gensim writes nothing after a record, the original C tool b"\\n")
+
+Keys end at the first " " (gensim splits on " " alone), so they may hold other spaces (U+00A0);
+writing refuses keys with ASCII whitespace. Floats are written as the shortest decimal that reads
+back to the same float32, as gensim does, so text round trips are exact.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from embedlab.errors import FileFormatError
+from embedlab.files import atomic_writer
+from embedlab.vectors.io.table import Table, check_finite, check_keys, first_duplicate, table_read_from
+from embedlab.vectors.io.text import format_floats, is_float, parse_row, read_lines
+
+
+def read_word2vec(path: Path) -> Table:
+    """word2vec text -> Table (counts None); the whole file is decoded at once, then parsed a row at a time."""
+    lines = read_lines(path)
+    rows, dim = _parse_header(path, lines[0] if lines else "")
+    vectors = np.empty((rows, dim), dtype=np.float32)  # (V, D)
+    keys = []
+    for i in range(rows):
+        if i + 1 >= len(lines):
+            raise FileFormatError(f"{path} line {i + 2}: the file ends after {i} rows; its header promises {rows}")
+        key, _, rest = lines[i + 1].partition(" ")  # gensim splits on " " alone, so keys may hold other spaces
+        fields = rest.split()
+        if not key or len(fields) != dim:
+            found = f"1 key and {len(fields)}" if key else "no key" if rest else "an empty line"
+            raise FileFormatError(f"{path} line {i + 2}: expected 1 key and {dim} numbers, found {found}")
+        parse_row(vectors, i, fields, f"{path} line {i + 2}")
+        keys.append(key)
+    extra = next((n for n in range(rows + 1, len(lines)) if lines[n].strip()), None)
+    if extra is not None:
+        raise FileFormatError(f"{path} line {extra + 1}: more rows than the {rows} its header promises")
+    if dup := first_duplicate(keys):
+        raise FileFormatError(f"{path} lines {dup[1] + 2} and {dup[2] + 2}: duplicate key {dup[0]!r}")
+    check_finite(path, keys, vectors, first_line=2)
+    return table_read_from(path, keys, vectors)
+
+
+def read_word2vec_binary(path: Path) -> Table:
+    """word2vec binary (gensim's or the C tool's) -> Table (counts None)."""
+    data = path.read_bytes()
+    end = data.find(b"\n")
+    end = len(data) if end < 0 else end
+    rows, dim = _parse_header(path, data[: min(end, 200)].decode("utf-8", "replace"))
+    vectors = np.empty((rows, dim), dtype=np.float32)  # (V, D)
+    keys, pos, size = [], end + 1, 4 * dim
+    for i in range(rows):
+        while data[pos : pos + 1] == b"\n":  # the C tool ends each record with b"\n"; gensim does not
+            pos += 1
+        space = data.find(b" ", pos)
+        if space <= pos:
+            what = "an empty key" if space == pos else "no key ending in b' '"
+            raise FileFormatError(f"{path}: truncated at byte {pos}: row {i} has {what}; the header promises {rows}")
+        try:
+            key = data[pos:space].decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise FileFormatError(
+                f"{path} byte {pos + err.start}: the key of row {i} is not valid UTF-8 ({data[pos:space][:40]!r})"
+            ) from None
+        if len(data) - space - 1 < size:
+            raise FileFormatError(
+                f"{path}: truncated at byte {space + 1}: row {i} ({key!r}) needs {size} bytes of floats, "
+                f"{len(data) - space - 1} remain"
+            )
+        vectors[i] = np.frombuffer(data, dtype="<f4", count=dim, offset=space + 1)
+        keys.append(key)
+        pos = space + 1 + size
+    if data[pos:].strip():
+        raise FileFormatError(f"{path} byte {pos}: {len(data) - pos} more bytes after the {rows} rows of the header")
+    check_finite(path, keys, vectors)
+    return table_read_from(path, keys, vectors)
+
+
+def write_word2vec(table: Table, path: Path) -> list[Path]:
+    """Table -> word2vec text at `path`, atomically -> [path]."""
+    check_keys(table, "word2vec")
+    with atomic_writer(path, "w") as f:
+        f.write(f"{len(table.keys)} {table.vectors.shape[1]}\n")
+        for key, row in zip(table.keys, table.vectors, strict=True):
+            f.write(f"{key} {format_floats(row, ' ')}\n")
+    return [path]
+
+
+def write_word2vec_binary(table: Table, path: Path) -> list[Path]:
+    """Table -> word2vec binary at `path` (gensim's layout: no b"\\n" after a record), atomically -> [path]."""
+    check_keys(table, "word2vec-bin")
+    with atomic_writer(path, "wb") as f:
+        f.write(f"{len(table.keys)} {table.vectors.shape[1]}\n".encode())
+        for key, row in zip(table.keys, table.vectors.astype("<f4", copy=False), strict=True):
+            f.write(key.encode("utf-8") + b" " + row.tobytes())
+    return [path]
+
+
+def header(line: str) -> tuple[int, int] | None:
+    """'30522 384' -> (30522, 384); anything else -> None."""
+    parts = line.strip().split(" ")
+    if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts) or int(parts[1]) < 1:
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def is_text_row(record: bytes, dim: int) -> bool:
+    """Whether the first record after a "V D" header reads as b"key f1 ... fD" (else the file is binary)."""
+    try:
+        fields = record.decode("utf-8").partition(" ")[2].split()
+    except UnicodeDecodeError:
+        return False
+    return len(fields) == dim and all(map(is_float, fields))
+
+
+def _parse_header(path: Path, line: str) -> tuple[int, int]:
+    parsed = header(line)
+    if parsed is None:
+        shown = line if len(line) <= 60 else line[:57] + "..."
+        raise FileFormatError(f"{path} line 1: header must be 'rows dim' (two integers, dim >= 1); got {shown!r}")
+    return parsed
