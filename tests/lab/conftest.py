@@ -3,6 +3,7 @@ a real `embedlab lab` process driven by Debian's chromium through Playwright.
 
     def test_x(client): client.get("/api/tables")                  # the app in-process
     def test_y(open_sim): page = open_sim("lookup")                 # a browser page, simulation shown
+    def test_z(open_sim, minilm_lab_url): open_sim("gradients", url=minilm_lab_url)   # a lab serving only minilm
 
 `open_sim` fails a test whose page logged a console error or threw, whatever the test asserted.
 """
@@ -15,6 +16,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -72,13 +75,14 @@ def wait_until_serving(url: str, server: subprocess.Popen, seconds: float = 60) 
             time.sleep(0.2)
 
 
-@pytest.fixture(scope="session")
-def lab_url(lab_run, lab_cache):
-    """A real `embedlab lab` process serving minilm and the small run; its base URL."""
+@contextmanager
+def serving(tables: list[str], cache: Path) -> Iterator[str]:
+    """A real `embedlab lab` process serving `tables`, its cache under `cache`; its base URL."""
     port = free_port()
-    command = [str(Path(sys.executable).parent / "embedlab"), "lab", "--vectors", "minilm",
-               "--vectors", str(lab_run), "--port", str(port)]  # fmt: skip
-    env = {**os.environ, "EMBEDLAB_CACHE": str(lab_cache)}
+    command = [str(Path(sys.executable).parent / "embedlab"), "lab", "--port", str(port)]
+    for table in tables:
+        command += ["--vectors", table]
+    env = {**os.environ, "EMBEDLAB_CACHE": str(cache)}
     server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -87,6 +91,20 @@ def lab_url(lab_run, lab_cache):
     finally:
         server.terminate()
         server.communicate(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def lab_url(lab_run, lab_cache):
+    """A real `embedlab lab` process serving minilm and the small run; its base URL."""
+    with serving(["minilm", str(lab_run)], lab_cache) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def minilm_lab_url(lab_cache):
+    """A real `embedlab lab` process serving only minilm (no table with update counts); its base URL."""
+    with serving(["minilm"], lab_cache) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -101,16 +119,17 @@ def browser():
 
 @pytest.fixture
 def open_sim(browser, lab_url):
-    """open_sim(name) -> a Playwright page showing simulation `name`, rendered (#sim[data-ready=true])."""
+    """open_sim(name) -> a Playwright page showing simulation `name`, rendered (#sim[data-ready=true]);
+    `url` picks another lab than lab_url's."""
     pages, errors = [], []
 
-    def open_(name: str, timeout_ms: float = 120_000):
+    def open_(name: str, timeout_ms: float = 120_000, url: str = lab_url):
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         pages.append(page)
         page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
         page.set_default_timeout(timeout_ms)
-        page.goto(f"{lab_url}/#{name}")
+        page.goto(f"{url}/#{name}")
         page.wait_for_selector(f'#sim[data-sim="{name}"][data-ready="true"]')
         return page
 

@@ -1,5 +1,6 @@
 """Sparse gradients and the attention bridge in Debian's chromium against a real `embedlab lab`:
-each loads without console errors, and a changed control changes what the page shows."""
+each loads without console errors, and a changed control changes what the page shows. The
+gradients page offers only the served tables that have update counts, and says so when none has."""
 
 from __future__ import annotations
 
@@ -22,6 +23,21 @@ def test_gradients_follow_the_batch(open_sim):
     adam = [r for r in page.inner_text("#grad-moved").splitlines() if r.startswith("Adam")]
     assert adam and adam[0].rstrip().endswith("1, 3, 9")
     assert "Spearman" in page.inner_text("#grad-bands")  # the served run's update counts
+
+
+def test_gradients_offer_only_the_runs_with_update_counts(open_sim, lab_run):
+    page = open_sim("gradients")  # minilm and wiki-run served; minilm has no update counts
+    options = page.eval_on_selector_all("#grad-run option", "nodes => nodes.map(n => n.value)")
+    assert options == [lab_run.name]
+    page.wait_for_function("() => document.querySelector('#grad-updates').data?.[0]?.x.length > 0")
+    assert page.query_selector("#grad-no-runs") is None
+
+
+def test_gradients_without_a_run_say_so_and_ask_for_nothing(open_sim, minilm_lab_url):
+    page = open_sim("gradients", url=minilm_lab_url)  # open_sim fails on the console's 400 a request would log
+    assert page.query_selector("#grad-run") is None and page.query_selector("#grad-updates") is None
+    assert "No table served here has update counts" in page.inner_text("#grad-no-runs")
+    assert "2 of 12 rows of dE are non-zero" in page.inner_text("#grad-summary")  # the rest of the page works
 
 
 def test_attention_follows_head_and_sentence(open_sim):

@@ -34,6 +34,17 @@ def test_steps_show_adams_momentum(client):
         assert len(moves["first"]) == len(moves["second"]) == 12
 
 
+def test_tables_lists_the_runs_with_update_counts(client, lab_run, tmp_path):
+    from fastapi.testclient import TestClient
+
+    from embedlab.lab import create_app
+
+    assert client.get("/api/gradients/tables").json() == {"tables": [lab_run.name]}  # minilm has none
+    with TestClient(create_app(["minilm"], cache=tmp_path)) as minilm_only:
+        assert minilm_only.get("/api/gradients/tables").json() == {"tables": []}
+        assert minilm_only.get("/api/gradients/updates", params={"table": "minilm"}).status_code == 400
+
+
 def test_updates_are_the_runs_own(client, lab_run):
     from embedlab.vectors import Vectors
 

@@ -67,7 +67,7 @@ def test_fresh_recipes_are_the_seeded_layers(client):
         ({"recipe": "llama"}, 422, "recipe: "),
         ({"text": "x" * 201}, 422, "text: String should have at most 200 characters"),
         ({"text": "   "}, 400, "text must be a non-empty string"),
-        ({"text": "! " * 70}, 400, "the text is 72 tokens long; the lab takes at most 64"),
+        ({"text": "! " * 70}, 400, "the text is 72 tokens long; the limit is 64"),
         ({"index": 64}, 422, "index: Input should be less than 64"),
         ({"index": 8}, 400, "index must be between 0 and 7; got 8"),
         ({"position": 512}, 400, "position must be between 0 and 511; got 512"),

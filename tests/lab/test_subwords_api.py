@@ -39,7 +39,8 @@ def test_split_gives_each_vocabularys_pieces(client, trained, text, leading_spac
 
 def test_vocabularies_say_what_is_trained_and_how_long_it_took(client, trained):
     r = client.get("/api/subwords/vocabularies").json()
-    assert r["sizes"] == list(SIZES) and r["default"] == "enwiki-sample" and r["max_text"] == 100
+    assert r["sizes"] == list(SIZES) and r["default"] == "enwiki-sample"
+    assert client.get("/api/config").json()["limits"]["subwords"]["text"] == 100
     corpora = {c["name"]: c for c in r["corpora"]}
     assert set(corpora) == set(embedlab.data.corpora.CORPORA)
     assert corpora["gcide"]["available"] == embedlab.data.corpora.GCIDE_PATH.is_file()

@@ -42,8 +42,9 @@ def wait_for(client, done, seconds: float = WAIT) -> dict:
 def test_options_list_the_installed_corpora_and_the_limits(client):
     r = client.get("/api/training/options").json()
     assert "enwiki-sample" in r["corpora"] and ("gcide" in r["corpora"]) == GCIDE_PATH.is_file()
-    assert r["methods"] == ["sgns", "cbow"] and r["limits"]["dim"] == [2, 300] and r["limits"]["epochs"] == [1, 10]
-    assert 8 in r["dims"] and r["defaults"]["corpus"] == "enwiki-sample"
+    assert r["methods"] == ["sgns", "cbow"] and 8 in r["dims"] and r["defaults"]["corpus"] == "enwiki-sample"
+    limits = client.get("/api/config").json()["limits"]["training"]
+    assert limits == {"dim": [2, 300], "epochs": [1, 10], "max_words": [1_000, 5_000_000]}
     paths = client.get("/openapi.json").json()["paths"]
     assert {f"/api/training/{p}" for p in ("options", "start", "stop", "state", "row")} <= set(paths)
 

@@ -1,25 +1,20 @@
 """/api/tying: tied logits are h·E[i] on the table's real rows, untied ones come from the head's own
-seeded table, parameter counts are torch modules' own; bad input as 4xx JSON."""
+seeded table, parameter counts are sims.tying's (tests/sims/test_tying.py checks them against
+torch's modules); bad input as 4xx JSON."""
 
 from __future__ import annotations
+
+from dataclasses import asdict
 
 import numpy as np
 import pytest
 import torch
-from torch import nn
+
+from embedlab.sims.tying import parameters
 
 WORDS = ["cat", "dog", "horse", "king", "queen", "prince", "paris", "london", "red", "blue", "run", "walk"]
 # 384-term float32 dot products against the float64 oracle.
 LOGIT_ATOL = 1e-5
-
-
-def _numel(vocab_size: int, dim: int, tied: bool) -> int:
-    """The oracle: torch's nn.Embedding and a bias-free nn.Linear, tied by assignment."""
-    embed = nn.Embedding(vocab_size, dim, device="meta")
-    head = nn.Linear(dim, vocab_size, bias=False, device="meta")
-    if tied:
-        head.weight = embed.weight
-    return sum(p.numel() for p in nn.ModuleList([embed, head]).parameters())
 
 
 def test_tied_logits_are_h_dot_rows(client, minilm_vectors):
@@ -46,9 +41,7 @@ def test_parameter_counts_are_the_modules(client, minilm_vectors):
     p = client.get("/api/tying").json()["params"]
     V, D = len(minilm_vectors), minilm_vectors.vector_size
     assert (p["vocab_size"], p["dim"]) == (30522, 384) == (V, D)
-    assert p["tied"] == _numel(V, D, tied=True) and p["untied"] == _numel(V, D, tied=False)
-    assert p["untied"] == 2 * p["tied"]
-    assert p["small_tied"] == _numel(12, D, tied=True) and p["small_untied"] == _numel(12, D, tied=False)
+    assert p == asdict(parameters(V, D, len(WORDS))) and p["untied"] == 2 * p["tied"] == 2 * V * D
 
 
 def test_words_and_table_are_chosen(client, lab_run):
@@ -60,7 +53,7 @@ def test_words_and_table_are_chosen(client, lab_run):
     run = Vectors.load(lab_run)
     E = run[body["words"]].astype(np.float64)
     np.testing.assert_allclose(body["tied"]["logits"], E @ E[0], atol=LOGIT_ATOL, rtol=0)
-    assert body["params"]["dim"] == 32 and body["params"]["tied"] == _numel(len(run), 32, tied=True)
+    assert body["params"]["dim"] == 32 and body["params"]["tied"] == len(run) * 32
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """Themed words: small groups of related words that a trained table should gather together.
 
     WORDS                 every themed word, in THEMES order (the tokens a training run watches)
+    COLOURS["places"]     '#b3261e': each group's colour on the lab's maps, OTHER's too
     theme_of("paris")     'places'; a word in no group -> 'other'
 
 The lab colours maps by these groups and `embedlab train` snapshots their rows, so a page and a
@@ -21,6 +22,11 @@ THEMES: dict[str, tuple[str, ...]] = {
 }
 WORDS: tuple[str, ...] = tuple(word for words in THEMES.values() for word in words)
 OTHER = "other"
+# One CSS colour per group (and OTHER), the same on every lab page: the pages read it from the API.
+COLOURS: dict[str, str] = {
+    "people": "#2f6fde", "numbers": "#d9822b", "days": "#2e9d5b", "months": "#3a9fb0", "places": "#b3261e",
+    "colours": "#7b4fc9", "war": "#8c6d46", "elements": "#d45d9e", OTHER: "#9aa3b2",
+}  # fmt: skip
 
 _THEME_OF = {word: theme for theme, words in THEMES.items() for word in words}
 

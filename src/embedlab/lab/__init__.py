@@ -4,8 +4,11 @@
     app = create_app(["minilm"])                                  # for uvicorn or a TestClient
 
 app.py       the app factory, the tables it serves (by name only), JSON errors
-routes/      one APIRouter per simulation family; each calls library code, no math in a route
-static/      index.html, lab.css and one ES module per simulation; plotly.js from the plotly package
+deps.py      Annotated dependencies: the Lab, a served table, MiniLM's pipeline, the live run, ...
+schemas.py   request and response bodies (what /openapi.json documents)
+routes/      one APIRouter per simulation family: validate, call embedlab.sims, return
+static/      index.html, lab.css, one ES module per simulation and the http, dom and plot helpers;
+             plotly.js from the plotly package
 """
 
 from embedlab.lab.app import Lab, create_app

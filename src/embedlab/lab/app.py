@@ -9,8 +9,9 @@ once even under concurrent requests, and files they write go under `lab.cache_di
 
 Requests name tables as the server lists them at /api/tables, never by path: the paths are fixed
 when the app is made. A caller's mistake is a 4xx JSON body {"error": "..."} naming the value and
-its limit; anything else is a 500 with a generic message (the traceback goes to the server log,
-never to the client).
+its limit (404 for an unknown name, 409 for a second training run, 400 otherwise; 422 for a query
+or body that does not validate); anything else is a 500 with a generic message (the traceback goes
+to the server log, never to the client). Routes reach the Lab and its services through lab/deps.py.
 """
 
 from __future__ import annotations
@@ -34,12 +35,15 @@ from embedlab.data.models import MODELS
 from embedlab.errors import EmbedlabError, MissingDataError, UnknownNameError, unknown_name
 from embedlab.files import cache_dir
 from embedlab.models.pipeline import Pipeline
+from embedlab.sims.training import RunBusyError
 from embedlab.vectors import Vectors
 
 log = logging.getLogger("embedlab")
 
 STATIC = Path(str(files("embedlab.lab") / "static"))
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+# A caller's mistake -> its status, the first match in order; any other EmbedlabError is a 400.
+STATUSES: tuple[tuple[type[Exception], int], ...] = ((RunBusyError, 409), (UnknownNameError, 404), (KeyError, 404))
 
 
 class Lab:
@@ -123,7 +127,7 @@ def create_app(tables: list[str] | tuple[str, ...] = ("minilm",), cache: str | P
 
     @app.exception_handler(EmbedlabError)
     async def caller_error(request: Request, err: EmbedlabError) -> JSONResponse:
-        status = 404 if isinstance(err, (UnknownNameError, KeyError)) else 400
+        status = next((status for kind, status in STATUSES if isinstance(err, kind)), 400)
         return JSONResponse({"error": str(err)}, status_code=status)
 
     @app.exception_handler(RequestValidationError)

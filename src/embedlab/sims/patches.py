@@ -96,6 +96,12 @@ class Patch:
     pixels: torch.Tensor  # (C·P·P,) in patchify's (C, P, P) order: all red, then green, then blue
     embedding: torch.Tensor  # (D,) the projection's output for this patch
 
+    def to_dict(self) -> dict:
+        """Plain JSON: where the patch is, its pixels with their order, and its embedding."""
+        return {"index": self.index, "row": self.row, "col": self.col, "top": self.top, "left": self.left,
+                "order": "channel, row, column (C, P, P)", "pixels": self.pixels.tolist(),
+                "embedding": self.embedding.tolist()}  # fmt: skip
+
 
 def cut_patch(images: torch.Tensor, embed: PatchEmbedding, row: int, col: int) -> Patch:
     """(1, C, H, W) image, grid row and column -> that Patch, its embedding from `embed(images)`."""

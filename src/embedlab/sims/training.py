@@ -4,6 +4,7 @@
     live.start(RunConfig(corpus="enwiki-sample", dim=8, epochs=1), max_words=200_000)
     live.state(since=0)                                    # status, progress, the frames so far
     live.frame(3).row("king")                              # (D,) that token's row in frame 3
+    live.row("king", 3).norm                               # the same row with its frame and its length
     live.stop(); live.close()
 
 `embedlab.train.train` does the work; every snapshot of the watched rows (W, D) it reports becomes
@@ -91,6 +92,25 @@ class Frame:
         """The frame without its tokens and rows (ask row() for one): plain JSON."""
         return {"index": self.index, "done": self.done, "coordinates": self.coordinates.tolist(),
                 "variance": list(self.variance)}  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class WatchedRow:
+    """One watched token's row in one frame, and its length."""
+
+    token: str
+    frame: int  # the frame's index
+    done: int  # words trained when the frame was taken
+    row: np.ndarray  # (D,) float32
+
+    @property
+    def norm(self) -> float:
+        """‖row‖, summed in float64."""
+        return float(np.linalg.norm(self.row.astype(np.float64)))
+
+    def to_dict(self) -> dict:
+        return {"token": self.token, "frame": self.frame, "done": self.done, "row": self.row.tolist(),
+                "norm": self.norm}  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -207,6 +227,11 @@ class LiveRun:
         if not frames:
             raise InvalidValueError("no frames yet: start a run and wait for its first snapshot")
         return frames[check_int("frame", index, low=0, high=len(frames) - 1)]
+
+    def row(self, token: str, frame: int) -> WatchedRow:
+        """Watched `token`'s row (D,) in frame `frame` of the current (or last) run."""
+        snapshot = self.frame(frame)
+        return WatchedRow(token, snapshot.index, snapshot.done, snapshot.row(token))
 
     def _train(self, config: RunConfig, out: Path, max_words: int | None, watch: tuple, stop: threading.Event):
         """The thread's body: train, record frames and progress, end in stopped, finished or failed."""

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 
+from embedlab.lab.deps import TableDep
+from embedlab.lab.schemas import Limit, MapAnswer, OneHotAnswer, RowAnswer
 from embedlab.sims.lookup import lookup_row, one_hot_lookup, themed_map
 
 router = APIRouter(prefix="/api/lookup", tags=["lookup"])
@@ -17,32 +19,32 @@ router = APIRouter(prefix="/api/lookup", tags=["lookup"])
 MAX_TOKEN = 100  # characters of a token
 MAX_VOCAB = 16  # keys in the one-hot view's small vocabulary
 MAX_SHOWN = 64  # columns of E_small the one-hot view returns
+LIMITS: dict[str, Limit] = {"token": MAX_TOKEN, "size": [2, MAX_VOCAB], "dims": [1, MAX_SHOWN]}
 
 Token = Annotated[str, Query(min_length=1, max_length=MAX_TOKEN, description=f"a key, 1..{MAX_TOKEN} characters")]
 
 
-@router.get("/row")
-def row(request: Request, table: str, token: Token) -> dict:
+@router.get("/row", response_model=RowAnswer)
+def row(vectors: TableDep, token: Token) -> dict:
     """The token's row index i, its row E[i] (all D values) and ‖E[i]‖."""
-    return {"table": table, **lookup_row(request.app.state.lab.table(table), token).to_dict()}
+    return {"table": vectors.name, **lookup_row(vectors, token).to_dict()}
 
 
-@router.get("/map")
-def themed(request: Request, table: str, token: Token, normalize: bool = False) -> dict:
+@router.get("/map", response_model=MapAnswer)
+def themed(vectors: TableDep, token: Token, normalize: bool = False) -> dict:
     """PCA of the themed words the table holds plus the token (added if absent): coordinates,
     words, themes, the token's point (`highlight`), how many rows were used, whether they were
     centred and normalised, and a caption saying so."""
-    return {"table": table, **themed_map(request.app.state.lab.table(table), token, normalize).to_dict()}
+    return {"table": vectors.name, **themed_map(vectors, token, normalize).to_dict()}
 
 
-@router.get("/onehot")
+@router.get("/onehot", response_model=OneHotAnswer)
 def onehot(
-    request: Request,
-    table: str,
+    vectors: TableDep,
     token: Token,
     size: Annotated[int, Query(ge=2, le=MAX_VOCAB, description=f"keys in the small vocabulary, 2..{MAX_VOCAB}")] = 12,
     dims: Annotated[int, Query(ge=1, le=MAX_SHOWN, description=f"columns shown, 1..{MAX_SHOWN}")] = 8,
 ) -> dict:
     """one_hot(token) @ E_small on a small vocabulary holding the token, beside the row looked up
     in the full table; arrays cut to the first `dims` columns, max_abs_difference over all D."""
-    return {"table": table, **one_hot_lookup(request.app.state.lab.table(table), token, size).to_dict(dims)}
+    return {"table": vectors.name, **one_hot_lookup(vectors, token, size).to_dict(dims)}

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from embedlab.lab.schemas import Limit, ScaleAnswer
 from embedlab.sims.scale import INIT_STDS, scale_balance
 
 router = APIRouter(prefix="/api/scale", tags=["scale"])
@@ -13,9 +14,11 @@ router = APIRouter(prefix="/api/scale", tags=["scale"])
 MIN_DIM, MAX_DIM = 2, 4096
 MAX_FACTOR = 10_000.0
 SCALES = ("none", "sqrt_d", "number")
+LIMITS: dict[str, Limit] = {"d_model": [MIN_DIM, MAX_DIM], "factor": [0.0, MAX_FACTOR], "scales": list(SCALES),
+                            "inits": list(INIT_STDS)}  # fmt: skip
 
 
-@router.get("")
+@router.get("", response_model=ScaleAnswer)
 def balance(
     d_model: Annotated[int, Query(ge=MIN_DIM, le=MAX_DIM)] = 512,
     scale: Annotated[str, Query(pattern="^(" + "|".join(SCALES) + ")$")] = "none",

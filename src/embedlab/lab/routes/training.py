@@ -2,100 +2,73 @@
 
 The page starts a real word2vec run (embedlab.sims.training.LiveRun) on a built-in corpus, polls
 /state for new frames, and asks /row for a token's row in one frame. One run at a time per server:
-a start while one runs is a 409.
+a start while one runs is a 409 (RunBusyError, answered by the app's error handler).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
-import numpy as np
-from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, Query
 
-from embedlab.sims.training import LiveRun, RunBusyError
+from embedlab.lab.deps import LiveRunDep
+from embedlab.lab.schemas import (
+    DIMS,
+    MAX_DIM,
+    MAX_EPOCHS,
+    MAX_NAME,
+    MAX_WORDS,
+    MIN_WORDS,
+    Limit,
+    StartRequest,
+    TrainingOptions,
+    TrainingState,
+    WatchedRowAnswer,
+)
 from embedlab.train.config import RunConfig
 from embedlab.train.run import SNAPSHOTS
 
 router = APIRouter(prefix="/api/training", tags=["training"])
 
-DIMS = (2, 8, 32, 100, 300)  # the page's choices; any width in 2..MAX_DIM is accepted
-MAX_DIM = 300
-MAX_EPOCHS = 10
-MIN_WORDS, MAX_WORDS = 1_000, 5_000_000  # the word limit: ~45 s at the 116k words/s of one thread
-MAX_TEXT = 100  # characters of a corpus or token name
 MAX_FRAMES = 2 * SNAPSHOTS  # a run has SNAPSHOTS + 2 frames at most; `since` beyond them is a mistake
 THREADS = 1  # one numba thread: the server's requests keep the other core
+METHODS = ("sgns", "cbow")
+LIMITS: dict[str, Limit] = {"dim": [2, MAX_DIM], "epochs": [1, MAX_EPOCHS], "max_words": [MIN_WORDS, MAX_WORDS]}
+
+FrameIndex = Annotated[int, Query(ge=0, le=MAX_FRAMES)]
 
 
-class StartRequest(BaseModel):
-    """A run to start: every field bounded (unknown fields, such as threads, are refused)."""
-
-    model_config = ConfigDict(extra="forbid")
-    corpus: str = Field("enwiki-sample", min_length=1, max_length=MAX_TEXT, description="a built-in corpus name")
-    method: Literal["sgns", "cbow"] = "sgns"
-    dim: int = Field(8, ge=2, le=MAX_DIM, description=f"row width D, 2..{MAX_DIM}")
-    epochs: int = Field(3, ge=1, le=MAX_EPOCHS, description=f"passes over the corpus, 1..{MAX_EPOCHS}")
-    max_words: int = Field(MAX_WORDS, ge=MIN_WORDS, le=MAX_WORDS, description="stop after this many words")
+@router.get("/options", response_model=TrainingOptions)
+def options(live: LiveRunDep) -> dict:
+    """The corpora this server can train on, the methods, the page's dims and the defaults."""
+    return {"corpora": list(live.corpora), "methods": list(METHODS), "dims": list(DIMS), "defaults": StartRequest()}
 
 
-def live_run(request: Request) -> LiveRun:
-    """The app's one LiveRun, its folders under the lab's cache (closed at shutdown)."""
-    lab = request.app.state.lab
-    return lab.service("training", lambda: LiveRun(lab.cache_dir / "training"))
-
-
-@router.get("/options")
-def options(request: Request) -> dict:
-    """The corpora this server can train on, the methods, the page's dims and every limit."""
-    return {"corpora": list(live_run(request).corpora), "methods": ["sgns", "cbow"], "dims": list(DIMS),
-            "limits": {"dim": [2, MAX_DIM], "epochs": [1, MAX_EPOCHS], "max_words": [MIN_WORDS, MAX_WORDS]},
-            "defaults": StartRequest().model_dump()}  # fmt: skip
-
-
-@router.post("/start")
-def start(request: Request, body: StartRequest) -> JSONResponse:
+@router.post("/start", response_model=TrainingState)
+def start(live: LiveRunDep, body: StartRequest) -> dict:
     """Start a run; 409 while another runs. -> the state with no frames yet."""
-    live = live_run(request)
     config = RunConfig(corpus=body.corpus, method=body.method, dim=body.dim, epochs=body.epochs, threads=THREADS)
-    try:
-        live.start(config, max_words=body.max_words)
-    except RunBusyError as err:
-        return JSONResponse({"error": str(err)}, status_code=409)
-    return JSONResponse(live.state().to_dict())
+    live.start(config, max_words=body.max_words)
+    return live.state().to_dict()
 
 
-@router.post("/stop")
-def stop(request: Request) -> dict:
+@router.post("/stop", response_model=TrainingState)
+def stop(live: LiveRunDep) -> dict:
     """Stop the run after its current step (waits up to 5 s) -> the state without frames."""
-    live = live_run(request)
     live.stop(timeout=5.0)
     return live.state(since=MAX_FRAMES).to_dict()
 
 
-@router.get("/state")
-def state(request: Request, since: Annotated[int, Query(ge=0, le=MAX_FRAMES)] = 0) -> dict:
+@router.get("/state", response_model=TrainingState)
+def state(live: LiveRunDep, since: FrameIndex = 0) -> dict:
     """Status, progress, watched tokens (and their themes) and the frames from index `since` on.
 
     Each frame: `coordinates` (W, 2), the rows' PCA turned to line up with the frame before.
     """
-    return live_run(request).state(since).to_dict()
+    return live.state(since).to_dict()
 
 
-@router.get("/row")
-def row(
-    request: Request,
-    token: Annotated[str, Query(min_length=1, max_length=MAX_TEXT)],
-    frame: Annotated[int, Query(ge=0, le=MAX_FRAMES)],
-) -> dict:
+@router.get("/row", response_model=WatchedRowAnswer)
+def row(live: LiveRunDep, token: Annotated[str, Query(min_length=1, max_length=MAX_NAME)], frame: FrameIndex) -> dict:
     """The watched `token`'s row (D,) in frame `frame`, and its norm."""
-    snapshot = live_run(request).frame(frame)
-    values = snapshot.row(token)
-    return {
-        "token": token,
-        "frame": frame,
-        "done": snapshot.done,
-        "row": values.tolist(),
-        "norm": float(np.linalg.norm(values.astype(np.float64))),
-    }
+    return live.row(token, frame).to_dict()

@@ -1,33 +1,48 @@
 // Input recipe: one piece of a sentence as token + position (+ segment) rows, their sum and LayerNorm.
-import { el, field, get, guard, plot, table } from "./api.js";
+import { checkbox, el, field, select, table } from "./dom.js";
+import { config, get, latest } from "./http.js";
+import { colour, plot } from "./plot.js";
 
 const WINDOW = 32; // dimensions drawn at once: 384 bars per addend would be unreadable
-const COLORS = { token: "#e8871e", position: "#1a9e8f", segment: "#8a5cc2", total: "#2f6fde", output: "#5b6475" };
+const ADDENDS = ["token", "position", "segment"];
 const LABELS = { token: "token", position: "position", segment: "segment", total: "sum", output: "LayerNorm output" };
 
 export async function render(root) {
-  const recipe = el("select", { id: "recipe-name" },
-    el("option", { value: "bert" }, "bert (MiniLM's trained weights)"),
-    el("option", { value: "gpt2" }, "gpt2 (fresh)"),
-    el("option", { value: "transformer" }, "transformer (fresh)"));
-  const text = el("input", { id: "recipe-text", value: "the cat sat on the mat", size: 40, maxlength: 200 });
-  const segment = el("select", { id: "recipe-segment" },
-    el("option", { value: "0" }, "A (0)"), el("option", { value: "1" }, "B (1)"));
-  const dims = el("select", { id: "recipe-dims" });
-  const slider = el("input", { id: "recipe-position", type: "range", min: 0, max: 511, value: 2 });
-  const sliderLabel = el("span", { id: "recipe-position-value", class: "stat" }, "2");
-  const shown = Object.fromEntries(["token", "position", "segment"].map((name) => {
-    const box = el("input", { id: `recipe-show-${name}`, type: "checkbox" });
-    box.checked = true;
-    return [name, box];
-  }));
-  const chips = el("div", { id: "recipe-tokens" });
-  const summary = el("p", { id: "recipe-summary", class: "note" });
-  const errors = el("div", { id: "recipe-error" });
-  const addendsPlot = el("div", { id: "recipe-addends", class: "plot" });
-  const sumPlot = el("div", { id: "recipe-sum", class: "plot" });
-  const outputPlot = el("div", { id: "recipe-output", class: "plot" });
-  const norms = el("div", { id: "recipe-norms" });
+  const { limits } = await config();
+  const page = build(root, limits.recipe);
+  const update = latest(() => load(page), (r) => show(page, r), page.errors);
+  const move = (index, position) => { page.index = index; page.position = position; update(); };
+  page.pick = (i) => move(i, null);
+  page.recipe.addEventListener("change", () => move(page.index, null));
+  page.text.addEventListener("change", () => move(1, null));
+  page.segment.addEventListener("change", update);
+  page.slider.addEventListener("input", () => move(page.index, Number(page.slider.value)));
+  page.dims.addEventListener("change", () => page.last && show(page, page.last));
+  for (const box of Object.values(page.shown)) box.addEventListener("change", () => page.last && draw(page, page.last));
+  await update();
+}
+
+function build(root, limits) {
+  const kind = (name) => `${name} (${name === limits.pretrained ? "MiniLM's trained weights" : "fresh"})`;
+  const page = {
+    index: 2, position: null, // position null: where the piece stands in the sentence
+    last: null, // the latest answer
+    segmented: limits.segmented, // the recipes with a segment table
+    recipe: select("recipe-name", limits.recipes, limits.pretrained, kind),
+    text: el("input", { id: "recipe-text", value: "the cat sat on the mat", size: 40, maxlength: limits.text }),
+    segment: select("recipe-segment", [0, 1], 0, (s) => `${"AB"[s]} (${s})`),
+    dims: el("select", { id: "recipe-dims" }),
+    slider: el("input", { id: "recipe-position", type: "range", min: 0, max: limits.position[1], value: 2 }),
+    sliderLabel: el("span", { id: "recipe-position-value", class: "stat" }, "2"),
+    shown: Object.fromEntries(ADDENDS.map((name) => [name, checkbox(`recipe-show-${name}`, true)])),
+    chips: el("div", { id: "recipe-tokens" }),
+    summary: el("p", { id: "recipe-summary", class: "note" }),
+    errors: el("div", { id: "recipe-error" }),
+    addends: el("div", { id: "recipe-addends", class: "plot" }),
+    sum: el("div", { id: "recipe-sum", class: "plot" }),
+    output: el("div", { id: "recipe-output", class: "plot" }),
+    norms: el("div", { id: "recipe-norms" }),
+  };
   root.append(
     el("h2", {}, "Input recipe"),
     el("p", {}, "Before attention, every token becomes one vector: the row of its id in the token table, plus the " +
@@ -35,83 +50,65 @@ export async function render(root) {
       "the sentence and slide it along the sequence: its token row never changes, while the position row and " +
       "the sum do. \"bert\" runs MiniLM's trained tables and LayerNorm; \"gpt2\" and \"transformer\" are " +
       "untrained tables of the same size (seed 0), the last multiplying token rows by √384 and adding fixed sinusoids."),
-    el("div", { class: "controls" }, field("recipe", recipe), field("sentence", text), field("segment", segment),
-      field("dimensions", dims)),
-    chips,
-    el("div", { class: "controls" }, field("position", el("span", {}, slider, " ", sliderLabel)),
-      ...Object.entries(shown).map(([name, box]) => field(`show ${name}`, box))),
-    summary, errors,
-    el("div", { class: "grid2" }, addendsPlot, sumPlot, outputPlot, norms));
+    el("div", { class: "controls" }, field("recipe", page.recipe), field("sentence", page.text),
+      field("segment", page.segment), field("dimensions", page.dims)),
+    page.chips,
+    el("div", { class: "controls" }, field("position", el("span", {}, page.slider, " ", page.sliderLabel)),
+      ...Object.entries(page.shown).map(([name, box]) => field(`show ${name}`, box))),
+    page.summary, page.errors,
+    el("div", { class: "grid2" }, page.addends, page.sum, page.output, page.norms));
+  return page;
+}
 
-  const state = { index: 2, position: null }; // position null: where the piece stands in the sentence
-  let last = null;
+function load(page) {
+  const params = { recipe: page.recipe.value, text: page.text.value, index: page.index };
+  if (page.position !== null) params.position = page.position;
+  if (page.segmented.includes(page.recipe.value)) params.segment = page.segment.value;
+  return get("/api/recipe", params);
+}
 
-  function draw() {
-    const r = last;
-    const start = Number(dims.value || 0);
-    const x = Array.from({ length: Math.min(WINDOW, r.config.dim - start) }, (_, i) => start + i);
-    const trace = (name) => ({ type: "bar", name: LABELS[name], x, y: r.rows[name].slice(start, start + WINDOW),
-      marker: { color: COLORS[name] } });
-    const addends = ["token", "position", "segment"].filter((name) => name in r.rows);
-    plot(addendsPlot, addends.map((name) => ({ ...trace(name), visible: shown[name].checked })), {
-      title: { text: "addends" }, barmode: "group", xaxis: { title: { text: "dimension" } } });
-    plot(sumPlot, [trace("total")], { title: { text: "sum of the addends" }, xaxis: { title: { text: "dimension" } } });
-    outputPlot.hidden = !("output" in r.rows);
-    if ("output" in r.rows) {
-      plot(outputPlot, [trace("output")], { title: { text: "LayerNorm(sum): what enters attention" },
-        xaxis: { title: { text: "dimension" } } });
-    }
-    norms.replaceChildren(table(["addend", "‖row‖"],
-      Object.entries(r.norms).map(([name, n]) => [LABELS[name], n.toFixed(4)])));
+function show(page, r) {
+  page.last = r;
+  describe(page, r);
+  draw(page, r);
+}
+
+// The controls and the caption follow the answer: pieces as chips, the slider's range, the windows.
+function describe(page, r) {
+  page.chips.replaceChildren(el("span", { class: "note" }, "pieces (click one): "), ...r.pieces.map((piece, i) => {
+    const chip = el("span", { class: i === r.index ? "chip selected" : "chip", "data-index": i, role: "button" }, piece);
+    chip.addEventListener("click", () => page.pick(i));
+    return chip;
+  }));
+  page.slider.max = r.config.max_len - 1;
+  page.slider.value = r.position;
+  page.sliderLabel.textContent = `${r.position} (0–${r.config.max_len - 1})`;
+  page.segment.disabled = page.shown.segment.disabled = r.segment === null;
+  if (r.segment !== null) page.segment.value = String(r.segment);
+  const windows = Math.ceil(r.config.dim / WINDOW);
+  if (page.dims.options.length !== windows) {
+    page.dims.replaceChildren(...Array.from({ length: windows }, (_, w) =>
+      el("option", { value: w * WINDOW }, `${w * WINDOW}–${Math.min((w + 1) * WINDOW, r.config.dim) - 1}`)));
   }
+  const where = r.segment === null ? "" : `, segment ${"AB"[r.segment]}`;
+  page.summary.textContent = `"${r.piece}" (id ${r.id}) at position ${r.position}${where}; ` +
+    `dimensions ${page.dims.value}–${Math.min(Number(page.dims.value) + WINDOW, r.config.dim) - 1} of ` +
+    `${r.config.dim} drawn` + (r.pretrained ? "; MiniLM's trained weights." : `; fresh ${r.recipe} layers.`);
+}
 
-  function showAnswer(r) {
-    last = r;
-    chips.replaceChildren(el("span", { class: "note" }, "pieces (click one): "), ...r.pieces.map((piece, i) => {
-      const chip = el("span", { class: i === r.index ? "chip selected" : "chip", "data-index": i, role: "button" }, piece);
-      chip.style.cursor = "pointer";
-      chip.addEventListener("click", () => { state.index = i; state.position = null; update(); });
-      return chip;
-    }));
-    slider.max = r.config.max_len - 1;
-    slider.value = r.position;
-    sliderLabel.textContent = `${r.position} (0–${r.config.max_len - 1})`;
-    segment.disabled = r.segment === null;
-    shown.segment.disabled = r.segment === null;
-    if (r.segment !== null) segment.value = String(r.segment);
-    if (dims.options.length !== Math.ceil(r.config.dim / WINDOW)) {
-      dims.replaceChildren(...Array.from({ length: Math.ceil(r.config.dim / WINDOW) }, (_, w) =>
-        el("option", { value: w * WINDOW }, `${w * WINDOW}–${Math.min((w + 1) * WINDOW, r.config.dim) - 1}`)));
-    }
-    const where = r.segment === null ? "" : `, segment ${"AB"[r.segment]}`;
-    summary.textContent = `"${r.piece}" (id ${r.id}) at position ${r.position}${where}; ` +
-      `dimensions ${dims.value}–${Math.min(Number(dims.value) + WINDOW, r.config.dim) - 1} of ${r.config.dim} drawn` +
-      (r.pretrained ? "; MiniLM's trained weights." : `; fresh ${r.recipe} layers.`);
-    draw();
+function draw(page, r) {
+  const start = Number(page.dims.value || 0);
+  const x = Array.from({ length: Math.min(WINDOW, r.config.dim - start) }, (_, i) => start + i);
+  const trace = (name) => ({ type: "bar", name: LABELS[name], x, y: r.rows[name].slice(start, start + WINDOW),
+    marker: { color: colour(name) } });
+  const dimension = { title: { text: "dimension" } };
+  plot(page.addends, ADDENDS.filter((name) => name in r.rows).map((name) => ({ ...trace(name),
+    visible: page.shown[name].checked })), { title: { text: "addends" }, barmode: "group", xaxis: dimension });
+  plot(page.sum, [trace("total")], { title: { text: "sum of the addends" }, xaxis: dimension });
+  page.output.hidden = !("output" in r.rows);
+  if ("output" in r.rows) {
+    plot(page.output, [trace("output")], { title: { text: "LayerNorm(sum): what enters attention" }, xaxis: dimension });
   }
-
-  // The slider fires many events a second: one request at a time, the latest settings win.
-  let busy = false;
-  let again = false;
-  async function update() {
-    if (busy) { again = true; return; }
-    busy = true;
-    await guard(errors, async () => {
-      const params = { recipe: recipe.value, text: text.value, index: state.index };
-      if (state.position !== null) params.position = state.position;
-      if (recipe.value === "bert") params.segment = segment.value;
-      showAnswer(await get("/api/recipe", params));
-      errors.replaceChildren();
-    });
-    busy = false;
-    if (again) { again = false; await update(); }
-  }
-
-  recipe.addEventListener("change", () => { state.position = null; update(); });
-  text.addEventListener("change", () => { state.index = 1; state.position = null; update(); });
-  segment.addEventListener("change", update);
-  slider.addEventListener("input", () => { state.position = Number(slider.value); update(); });
-  dims.addEventListener("change", () => last && showAnswer(last));
-  for (const box of Object.values(shown)) box.addEventListener("change", () => last && draw());
-  await update();
+  page.norms.replaceChildren(table(["addend", "‖row‖"],
+    Object.entries(r.norms).map(([name, n]) => [LABELS[name], n.toFixed(4)])));
 }

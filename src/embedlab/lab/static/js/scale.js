@@ -1,85 +1,99 @@
 // Scale balance: fresh token rows × a factor against sinusoid position rows, and what their sum looks like.
-import { el, field, get, guard, plot, table } from "./api.js";
+import { el, field, fixed, number, select, table } from "./dom.js";
+import { config, get, latest } from "./http.js";
+import { colour, heat, plot } from "./plot.js";
 
+// How the API's scale and init names read on the page.
+const SCALES = { none: "none (× 1)", sqrt_d: "× √d_model", number: "× a number" };
 const INITS = { inv_sqrt_d: "σ = 1/√d (original Transformer)", gpt2: "σ = 0.02 (GPT-2, BERT)",
   torch: "σ = 1 (nn.Embedding default)" };
-const COLORS = { token: "#e8871e", position: "#1a9e8f", combined: "#2f6fde" };
+const STEP = 16; // d_model moves in steps of 16 on the slider
 
 export async function render(root) {
-  const mode = el("select", { id: "scale-mode" }, el("option", { value: "none" }, "none (× 1)"),
-    el("option", { value: "sqrt_d" }, "× √d_model"), el("option", { value: "number" }, "× a number"));
-  const factor = el("input", { id: "scale-factor", type: "number", min: 0, max: 10000, step: 0.1, value: 1 });
-  const dim = el("input", { id: "scale-dim", type: "range", min: 16, max: 2048, step: 16, value: 512 });
-  const dimLabel = el("span", { id: "scale-dim-value", class: "stat" }, "512");
-  const init = el("select", { id: "scale-init" },
-    ...Object.entries(INITS).map(([value, label]) => el("option", { value }, label)));
-  const ratio = el("p", { id: "scale-ratio", class: "stat" });
-  const errors = el("div", { id: "scale-error" });
-  const balance = el("div", { id: "scale-balance", class: "plot" });
-  const stats = el("div", { id: "scale-stats" });
-  const example = el("div", { id: "scale-example", class: "plot" });
-  const heat = el("div", { id: "scale-heat", class: "plot" });
+  const { limits } = await config();
+  const page = build(root, limits.scale);
+  const update = latest(() => load(page), (r) => draw(page, r), page.errors);
+  for (const input of [page.mode, page.factor, page.dim, page.init]) {
+    input.addEventListener("input", () => { follow(page); update(); });
+  }
+  follow(page);
+  await update();
+}
+
+function build(root, limits) {
+  const page = {
+    mode: select("scale-mode", limits.scales, "none", (s) => SCALES[s] ?? s),
+    factor: number("scale-factor", limits.factor, 1, { step: 0.1 }),
+    dim: el("input", { id: "scale-dim", type: "range", min: STEP, max: limits.d_model[1], step: STEP, value: 512 }),
+    dimLabel: el("span", { id: "scale-dim-value", class: "stat" }, "512"),
+    init: select("scale-init", limits.inits, limits.inits[0], (name) => INITS[name] ?? name),
+    ratio: el("p", { id: "scale-ratio", class: "stat" }),
+    errors: el("div", { id: "scale-error" }),
+    balance: el("div", { id: "scale-balance", class: "plot" }),
+    stats: el("div", { id: "scale-stats" }),
+    what: el("p", { class: "note", id: "scale-what" }),
+    example: el("div", { id: "scale-example", class: "plot" }),
+    heat: el("div", { id: "scale-heat", class: "plot" }),
+  };
   root.append(
     el("h2", {}, "Scale balance"),
     el("p", {}, "A freshly initialised token row drawn from N(0, σ²) is about σ√d long, while a sinusoidal " +
       "position row is exactly √(d/2) long, whatever the position. With the original Transformer's σ = 1/√d the " +
       "token rows are near length 1, so the sum of the two is mostly position; multiplying token rows by √d " +
       "lifts them to about √d and the two become comparable. The rows below are real draws and real sinusoids."),
-    el("div", { class: "controls" }, field("scale factor", mode), field("factor", factor),
-      field("d_model", el("span", {}, dim, " ", dimLabel)), field("token init", init)),
-    ratio, errors,
-    el("div", { class: "grid2" }, balance, el("div", {}, stats, el("p", { class: "note", id: "scale-what" })),
-      example, heat));
+    el("div", { class: "controls" }, field("scale factor", page.mode), field("factor", page.factor),
+      field("d_model", el("span", {}, page.dim, " ", page.dimLabel)), field("token init", page.init)),
+    page.ratio, page.errors,
+    el("div", { class: "grid2" }, page.balance, el("div", {}, page.stats, page.what), page.example, page.heat));
+  return page;
+}
 
-  const show = (r) => {
-    const ratioText = r.ratio > 0 ? `token : position = 1 : ${(1 / r.ratio).toFixed(2)}` : "token rows are zero";
-    ratio.textContent = `mean ‖token × ${r.factor.toFixed(3)}‖ = ${r.token_norm.toFixed(3)}, mean ‖position‖ = ` +
-      `${r.position_norm.toFixed(3)}; ratio ${r.ratio.toFixed(3)} (${ratioText})`;
-    plot(balance, [
-      { type: "bar", x: ["token × factor", "position"], y: [r.token_norm, r.position_norm], name: "measured mean",
-        marker: { color: [COLORS.token, COLORS.position] } },
-      { type: "scatter", mode: "markers", x: ["token × factor", "position"], name: "factor·σ·√d and √(d/2)",
-        y: [r.expected_token_norm, r.expected_position_norm], marker: { symbol: "line-ew-open", size: 40, color: "#1d2433" } },
-    ], { title: { text: "mean row length" }, showlegend: true, legend: { orientation: "h" } });
-    stats.replaceChildren(table(["how alike (mean cosine of the sums)", "value"], [
-      ["two different tokens at one position", r.same_position_cosine.toFixed(3)],
-      ["one token at two positions", r.same_token_cosine.toFixed(3)],
-    ]));
-    document.getElementById("scale-what").textContent = `Token rows: ${r.n_tokens} draws with σ = ${r.std.toPrecision(3)}` +
-      `, times ${r.factor.toFixed(3)}. Positions: sinusoid rows 0–${r.n_positions - 1}. Near 1 in the first row ` +
-      "means position drowns the token; near 1 in the second means the token drowns position.";
-    const K = r.token[0].length;
-    const x = Array.from({ length: K }, (_, i) => i);
-    const p = r.sample_positions[1];
-    plot(example, [
-      { type: "bar", name: "token × factor", x, y: r.token[0], marker: { color: COLORS.token } },
-      { type: "bar", name: `position ${p}`, x, y: r.position[1], marker: { color: COLORS.position } },
-      { type: "bar", name: "sum", x, y: r.combined[0][1], marker: { color: COLORS.combined } },
-    ], { title: { text: `token 0 at position ${p}: first ${K} dimensions` }, barmode: "group",
-      legend: { orientation: "h" } });
-    const labels = r.combined.flatMap((_, i) => r.sample_positions.map((pos) => `token ${i} @ ${pos}`));
-    plot(heat, [{ type: "heatmap", z: r.combined.flat(), y: labels, x, colorscale: "RdBu", zmid: 0, reversescale: true }],
-      { title: { text: "sums: rows alike by position or by token?" }, margin: { l: 100, r: 20, t: 30, b: 40 },
-        yaxis: { autorange: "reversed" } });
-  };
+// The controls that follow others: the factor only counts for "× a number"; the slider's value.
+function follow(page) {
+  page.factor.disabled = page.mode.value !== "number";
+  page.dimLabel.textContent = page.dim.value;
+}
 
-  // The slider fires many events a second: one request at a time, the latest settings win.
-  let busy = false;
-  let again = false;
-  async function update() {
-    if (busy) { again = true; return; }
-    busy = true;
-    factor.disabled = mode.value !== "number";
-    dimLabel.textContent = dim.value;
-    await guard(errors, async () => {
-      const params = { d_model: dim.value, scale: mode.value, init: init.value };
-      if (mode.value === "number") params.factor = factor.value;
-      show(await get("/api/scale", params));
-      errors.replaceChildren();
-    });
-    busy = false;
-    if (again) { again = false; await update(); }
-  }
-  for (const input of [mode, factor, dim, init]) input.addEventListener("input", update);
-  await update();
+function load(page) {
+  const params = { d_model: page.dim.value, scale: page.mode.value, init: page.init.value };
+  if (page.mode.value === "number") params.factor = page.factor.value;
+  return get("/api/scale", params);
+}
+
+function draw(page, r) {
+  const ratioText = r.ratio > 0 ? `token : position = 1 : ${fixed(1 / r.ratio, 2)}` : "token rows are zero";
+  page.ratio.textContent = `mean ‖token × ${fixed(r.factor)}‖ = ${fixed(r.token_norm)}, mean ‖position‖ = ` +
+    `${fixed(r.position_norm)}; ratio ${fixed(r.ratio)} (${ratioText})`;
+  const names = ["token × factor", "position"];
+  plot(page.balance, [
+    { type: "bar", x: names, y: [r.token_norm, r.position_norm], name: "measured mean",
+      marker: { color: [colour("token"), colour("position")] } },
+    { type: "scatter", mode: "markers", x: names, name: "factor·σ·√d and √(d/2)",
+      y: [r.expected_token_norm, r.expected_position_norm],
+      marker: { symbol: "line-ew-open", size: 40, color: colour("ink") } },
+  ], { title: { text: "mean row length" }, showlegend: true, legend: { orientation: "h" } });
+  page.stats.replaceChildren(table(["how alike (mean cosine of the sums)", "value"], [
+    ["two different tokens at one position", fixed(r.same_position_cosine)],
+    ["one token at two positions", fixed(r.same_token_cosine)],
+  ]));
+  page.what.textContent = `Token rows: ${r.n_tokens} draws with σ = ${r.std.toPrecision(3)}, times ` +
+    `${fixed(r.factor)}. Positions: sinusoid rows 0–${r.n_positions - 1}. Near 1 in the first row means ` +
+    "position drowns the token; near 1 in the second means the token drowns position.";
+  drawSamples(page, r);
+}
+
+// Token 0, one position row and their sum, bar by bar; and every sampled sum as a heat map.
+function drawSamples(page, r) {
+  const K = r.token[0].length;
+  const x = Array.from({ length: K }, (_, i) => i);
+  const p = r.sample_positions[1];
+  plot(page.example, [
+    { type: "bar", name: "token × factor", x, y: r.token[0], marker: { color: colour("token") } },
+    { type: "bar", name: `position ${p}`, x, y: r.position[1], marker: { color: colour("position") } },
+    { type: "bar", name: "sum", x, y: r.combined[0][1], marker: { color: colour("total") } },
+  ], { title: { text: `token 0 at position ${p}: first ${K} dimensions` }, barmode: "group",
+    legend: { orientation: "h" } });
+  const labels = r.combined.flatMap((_, i) => r.sample_positions.map((pos) => `token ${i} @ ${pos}`));
+  heat(page.heat, r.combined.flat(), { y: labels, x, title: "sums: rows alike by position or by token?",
+    layout: { margin: { l: 100, r: 20, t: 30, b: 40 } } });
 }

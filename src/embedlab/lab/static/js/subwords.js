@@ -1,66 +1,39 @@
 // Subword explorer: a word's pieces under byte-level BPE vocabularies of 1K, 8K and 32K pieces,
 // each coloured by how often it occurs in the corpus the vocabularies were trained on.
-import { el, field, get, guard } from "./api.js";
+import { checkbox, count, el, field, note } from "./dom.js";
+import { config, get, latest } from "./http.js";
 
-// The colour ramp spans counts 1 .. 10^5 on a log scale (10^5 is the "very frequent" floor of
-// embedlab.tokenizer.vocab.BANDS); higher counts take the top colour.
-const DECADES = 5;
-const TICKS = ["1", "10", "100", "1K", "10K", "100K+"];
-const hue = (count) => 130 * Math.min(Math.log10(count) / DECADES, 1); // red (rare) -> green (frequent)
-const shade = (count) => (count > 0 ? `hsl(${hue(count)}, 75%, 82%)` : "#f1f1f1");
-const edge = (count) => (count > 0 ? `1px solid hsl(${hue(count)}, 50%, 45%)` : "1px dashed #999");
-const short = (n) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}K` : n.toLocaleString());
+const TYPING_MS = 250; // a pause in typing this long sends the word
 
-function legend() {
-  const stops = Array.from({ length: 11 }, (_, i) => `hsl(${(130 * i) / 10}, 75%, 82%)`).join(", ");
-  return el("div", { id: "sub-legend", style: "max-width: 640px; margin: 0.5rem 0;" },
-    el("div", { class: "note" }, "occurrences of the piece in the corpus (log scale)"),
-    el("div", { style: `height: 14px; border-radius: 3px; background: linear-gradient(to right, ${stops});` }),
-    el("div", { class: "note", style: "display: flex; justify-content: space-between;" },
-      ...TICKS.map((t) => el("span", {}, t))),
-    el("div", { class: "note" },
-      el("span", { class: "chip", style: `background: ${shade(0)}; border: ${edge(0)};` }, "0"),
-      " never used whole when the corpus is encoded: a byte the corpus lacks, or a step towards longer merges"));
-}
-
-function chip(p) {
-  return el("span", {
-    class: "chip sub-piece", "data-count": p.count,
-    title: `${JSON.stringify(p.piece)} in the vocabulary · id ${p.id} · ${p.count.toLocaleString()} in the corpus (${p.band})`,
-    style: `background: ${shade(p.count)}; border: ${edge(p.count)}; display: inline-flex; flex-direction: column;` +
-      " align-items: center; padding: 0.25rem 0.5rem;",
-  }, el("span", { class: "sub-text", style: "font-size: 1.1rem;" }, p.text),
-  el("small", { style: "color: #444;" }, `#${p.id} · ${p.count.toLocaleString()}`));
-}
-
-function vocabulary(v) {
-  const reached = v.vocab_size === v.size ? "" : ` (the corpus supports only ${v.vocab_size.toLocaleString()})`;
-  return el("section", { class: "sub-vocab", id: `sub-vocab-${v.size}`, "data-pieces": v.pieces.length },
-    el("h3", { style: "margin: 0.8rem 0 0.3rem; font-size: 1rem;" },
-      `${short(v.size)} vocabulary${reached}: `, el("span", { class: "stat" }, `${v.pieces.length} pieces`)),
-    el("div", {}, ...v.pieces.map(chip)));
-}
-
-function trainingNote(corpus) {
-  const parts = corpus.vocabularies.filter((v) => v.trained)
-    .map((v) => `${short(v.size)} in ${v.train_seconds.toFixed(1)} s`);
-  if (!parts.length) return "";
-  const lines = corpus.vocabularies[0].lines;
-  return `Trained on ${corpus.name} (${lines.toLocaleString()} lines), each size once, then read from the ` +
-    `lab's cache folder: ${parts.join(", ")}.`;
-}
+// 1000 -> "1K"; other counts with separators.
+const short = (n) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}K` : count(n));
 
 export async function render(root) {
-  const info = await get("/api/subwords/vocabularies");
+  const [info, { limits }] = await Promise.all([get("/api/subwords/vocabularies"), config()]);
+  const page = build(root, info, limits.subwords);
+  const update = latest(() => load(page), (r) => draw(page, r), page.out);
+  let timer;
+  page.text.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(update, TYPING_MS); });
+  for (const input of [page.corpus, page.space]) input.addEventListener("change", update);
+  await update();
+}
+
+function build(root, info, limits) {
   const corpora = info.corpora.filter((c) => c.available);
-  const text = el("input", { id: "sub-text", value: "unhappiness", maxlength: info.max_text, size: 28 });
-  const corpus = el("select", { id: "sub-corpus" }, ...corpora.map((c) => el("option", { value: c.name },
-    c.vocabularies.every((v) => v.trained) ? c.name : `${c.name} (trains on first use)`)));
-  corpus.value = info.default;
-  const space = el("input", { id: "sub-space", type: "checkbox" });
-  space.checked = true;
-  const out = el("div", { id: "sub-result" });
-  const note = el("p", { class: "note", id: "sub-info" });
+  const trained = (c) => c.vocabularies.every((v) => v.trained);
+  const page = {
+    corpora,
+    // The colour ramp spans counts 1 .. `frequent` (the tokenizer's "very frequent" floor) on a log
+    // scale; higher counts take the top colour.
+    decades: Math.log10(limits.frequent),
+    text: el("input", { id: "sub-text", value: "unhappiness", maxlength: limits.text, size: 28 }),
+    corpus: el("select", { id: "sub-corpus" }, ...corpora.map((c) => el("option", { value: c.name },
+      trained(c) ? c.name : `${c.name} (trains on first use)`))),
+    space: checkbox("sub-space", true),
+    out: el("div", { id: "sub-result" }),
+    note: el("p", { class: "note", id: "sub-info" }),
+  };
+  page.corpus.value = info.default;
   root.append(
     el("h2", {}, "Subword explorer"),
     el("p", {}, "A byte-level BPE vocabulary starts from the 256 byte values and keeps adding the merge of the " +
@@ -68,32 +41,71 @@ export async function render(root) {
       "piece; a rare word still breaks into pieces the corpus uses often, and since every byte is a piece, no " +
       "text is ever out of vocabulary. A piece's colour is how often it occurs when the training corpus is " +
       "encoded with that vocabulary: how many updates its embedding row would get per pass."),
-    el("div", { class: "controls" }, field("word or short phrase", text), field("corpus", corpus),
-      field("after a space, as in running text", space)),
-    legend(),
-    el("p", { class: "note" }, "␣ is a space: the vocabulary stores it as “Ġ”, GPT-2's printable stand-in for " +
-      "the byte 0x20. \\xNN is one byte of a character that the vocabulary keeps in several pieces."),
-    out, note);
+    el("div", { class: "controls" }, field("word or short phrase", page.text), field("corpus", page.corpus),
+      field("after a space, as in running text", page.space)),
+    legend(page),
+    note("␣ is a space: the vocabulary stores it as “Ġ”, GPT-2's printable stand-in for the byte 0x20. \\xNN is " +
+      "one byte of a character that the vocabulary keeps in several pieces."),
+    page.out, page.note);
+  return page;
+}
 
-  let latest = 0; // answers can arrive out of order while typing: show only the newest
-  const update = () => guard(out, async () => {
-    const mine = ++latest;
-    if (!text.value) return out.replaceChildren(el("p", { class: "note" }, "Type a word."));
-    const chosen = corpora.find((c) => c.name === corpus.value);
-    const untrained = !chosen.vocabularies.every((v) => v.trained);
-    if (untrained) out.replaceChildren(el("p", { class: "note" }, `Training on ${chosen.name} (first use)…`));
-    const r = await get("/api/subwords/split", { text: text.value, corpus: chosen.name, leading_space: space.checked });
-    if (mine !== latest) return;
-    out.replaceChildren(...r.vocabularies.map(vocabulary));
-    if (untrained) {
-      const now = await get("/api/subwords/vocabularies");
-      chosen.vocabularies = now.corpora.find((c) => c.name === chosen.name).vocabularies;
-      [...corpus.options].find((o) => o.value === chosen.name).textContent = chosen.name;
-    }
-    note.textContent = trainingNote(chosen);
-  });
-  let timer;
-  text.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(update, 250); });
-  for (const input of [corpus, space]) input.addEventListener("change", update);
-  await update();
+function legend(page) {
+  const ticks = Array.from({ length: page.decades + 1 }, (_, i) => short(10 ** i) + (i === page.decades ? "+" : ""));
+  return el("div", { id: "sub-legend" },
+    note("occurrences of the piece in the corpus (log scale)"),
+    el("div", { class: "ramp" }),
+    el("div", { class: "note ticks" }, ...ticks.map((t) => el("span", {}, t))),
+    el("div", { class: "note" }, chipShell(page, 0, "0"),
+      " never used whole when the corpus is encoded: a byte the corpus lacks, or a step towards longer merges"));
+}
+
+// A chip coloured by `n`, its place on the ramp (lab.css turns --level into the colour).
+function chipShell(page, n, ...children) {
+  const chip = el("span", { class: n > 0 ? "chip sub-piece" : "chip sub-piece unused", "data-count": n }, ...children);
+  if (n > 0) chip.style.setProperty("--level", Math.min(Math.log10(n) / page.decades, 1));
+  return chip;
+}
+
+function chip(page, p) {
+  const shell = chipShell(page, p.count, el("span", { class: "sub-text" }, p.text),
+    el("small", {}, `#${p.id} · ${count(p.count)}`));
+  shell.title = `${JSON.stringify(p.piece)} in the vocabulary · id ${p.id} · ${count(p.count)} in the corpus (${p.band})`;
+  return shell;
+}
+
+function vocabulary(page, v) {
+  const reached = v.vocab_size === v.size ? "" : ` (the corpus supports only ${count(v.vocab_size)})`;
+  return el("section", { class: "sub-vocab", id: `sub-vocab-${v.size}`, "data-pieces": v.pieces.length },
+    el("h3", {}, `${short(v.size)} vocabulary${reached}: `, el("span", { class: "stat" }, `${v.pieces.length} pieces`)),
+    el("div", {}, ...v.pieces.map((p) => chip(page, p))));
+}
+
+async function load(page) {
+  if (!page.text.value) return null;
+  const chosen = page.corpora.find((c) => c.name === page.corpus.value);
+  const untrained = !chosen.vocabularies.every((v) => v.trained);
+  if (untrained) page.out.replaceChildren(note(`Training on ${chosen.name} (first use)…`));
+  const r = await get("/api/subwords/split", { text: page.text.value, corpus: chosen.name,
+    leading_space: page.space.checked });
+  if (untrained) { // now trained: how long each size took, and the corpus's name without the warning
+    const now = await get("/api/subwords/vocabularies");
+    chosen.vocabularies = now.corpora.find((c) => c.name === chosen.name).vocabularies;
+    [...page.corpus.options].find((o) => o.value === chosen.name).textContent = chosen.name;
+  }
+  return { r, chosen };
+}
+
+function draw(page, answer) {
+  if (!answer) return page.out.replaceChildren(note("Type a word."));
+  page.out.replaceChildren(...answer.r.vocabularies.map((v) => vocabulary(page, v)));
+  page.note.textContent = trainingNote(answer.chosen);
+}
+
+function trainingNote(corpus) {
+  const parts = corpus.vocabularies.filter((v) => v.trained).map((v) => `${short(v.size)} in ${v.train_seconds.toFixed(1)} s`);
+  if (!parts.length) return "";
+  const lines = corpus.vocabularies[0].lines;
+  return `Trained on ${corpus.name} (${count(lines)} lines), each size once, then read from the lab's cache ` +
+    `folder: ${parts.join(", ")}.`;
 }

@@ -1,182 +1,182 @@
 // Training: a real word2vec run started from the page; the watched rows' 2-D map moves as snapshots arrive.
-import { THEME_COLOURS, bars, el, field, get, guard, plot, post } from "./api.js";
+import { count, el, field, number, select } from "./dom.js";
+import { config, get, latest, post, shown } from "./http.js";
+import { bars, colour, plot, themeColour } from "./plot.js";
 
 const POLL_MS = 300; // state requests while a run goes
 const STEP_MS = 90; // one frame drawn per step, so a quick run still plays at a pace the eye can follow
-const count = (n) => n.toLocaleString("en-US");
+const ROW_HINT = "Click a word on the map to see its row.";
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 export async function render(root) {
-  const options = await get("/api/training/options");
-  const defaults = options.defaults;
-  const choice = (id, values, value) => {
-    const select = el("select", { id }, ...values.map((v) => el("option", {}, String(v))));
-    select.value = String(value);
-    return select;
+  const [options, { limits, themes }] = await Promise.all([get("/api/training/options"), config()]);
+  const page = build(root, options, limits.training, themes);
+  page.showRow = latest(() => loadRow(page), (r) => drawRow(page, r), page.rowNote);
+  wire(page);
+  await blankMap(page);
+  await shown(page.error, () => poll(page)); // a run already going (or done) on this server shows at once
+  if (page.status === "running") watch(page);
+  else if (page.frames.length) { page.at = page.frames.length - 1; page.follow = false; draw(page); }
+}
+
+function build(root, options, limits, themes) {
+  const { defaults } = options;
+  const [maxEpochs, maxWords] = [limits.epochs[1], limits.max_words[1]];
+  const page = {
+    themes,
+    run: 0, status: "idle", frames: [], tokens: [], tokenThemes: [], // what the server said last
+    at: -1, drawn: -1, follow: true, selected: null, polling: false, // which frame shows, and the word picked
+    corpus: select("train-corpus", options.corpora, defaults.corpus),
+    method: select("train-method", options.methods, defaults.method),
+    dim: select("train-dim", options.dims, defaults.dim),
+    epochs: number("train-epochs", limits.epochs, defaults.epochs),
+    limit: number("train-limit", limits.max_words, defaults.max_words, { step: 1000 }),
+    start: el("button", { id: "train-start", class: "primary" }, "Start"),
+    stop: el("button", { id: "train-stop" }, "Stop"),
+    replay: el("button", { id: "train-replay" }, "Replay"),
+    progress: el("p", { id: "train-progress", class: "stat" }),
+    error: el("div", { id: "train-error" }),
+    map: el("div", { id: "train-map", class: "plot map" }),
+    slider: el("input", { id: "train-frame", class: "wide", type: "range", min: 0, max: 0, value: 0 }),
+    frameLabel: el("span", { id: "train-frame-label", class: "stat" }),
+    axesNote: el("p", { id: "train-axes", class: "note" }),
+    rowNote: el("div", { id: "train-row-note", class: "note" }, ROW_HINT),
+    rowPlot: el("div", { id: "train-row", class: "plot short" }),
   };
-  const corpus = choice("train-corpus", options.corpora, defaults.corpus);
-  const method = choice("train-method", options.methods, defaults.method);
-  const dim = choice("train-dim", options.dims, defaults.dim);
-  const [maxEpochs, [minWords, maxWords]] = [options.limits.epochs[1], options.limits.max_words];
-  const epochs = el("input", { id: "train-epochs", type: "number", min: 1, max: maxEpochs, value: defaults.epochs });
-  const limit = el("input", { id: "train-limit", type: "number", min: minWords, max: maxWords, step: 1000,
-    value: defaults.max_words });
-  const start = el("button", { id: "train-start", class: "primary" }, "Start");
-  const stop = el("button", { id: "train-stop" }, "Stop");
-  const replay = el("button", { id: "train-replay" }, "Replay");
-  const progress = el("p", { id: "train-progress", class: "stat" });
-  const error = el("div", { id: "train-error" });
-  const map = el("div", { id: "train-map", class: "plot", style: "height: 540px; max-width: 820px" });
-  const slider = el("input", { id: "train-frame", type: "range", min: 0, max: 0, value: 0,
-    style: "width: min(480px, 80vw)" });
-  const frameLabel = el("span", { id: "train-frame-label", class: "stat" });
-  const axesNote = el("p", { id: "train-axes", class: "note" });
-  const rowNote = el("div", { id: "train-row-note", class: "note" }, "Click a word on the map to see its row.");
-  const rowPlot = el("div", { id: "train-row", class: "plot", style: "min-height: 260px" });
   root.append(
     el("h2", {}, "Embedding space during training"),
     el("p", {}, "Start trains word2vec on a real corpus on the server, and the map follows a few dozen " +
       "watched words while their rows change. Every row begins as small random numbers, so the first " +
       "frame has no order; words used in similar places (numbers, months, family words) then drift " +
       "together. Low widths have less room to keep the groups apart: compare dim 2 with dim 32."),
-    el("div", { class: "controls" }, field("corpus", corpus), field("method", method), field("dim", dim),
-      field(`epochs (1–${maxEpochs})`, epochs), field(`stop after words (≤ ${count(maxWords)})`, limit),
-      start, stop),
-    progress, error, map,
-    el("div", { class: "controls" }, field("frame", slider), frameLabel, replay),
-    axesNote, rowNote, rowPlot);
+    el("div", { class: "controls" }, field("corpus", page.corpus), field("method", page.method),
+      field("dim", page.dim), field(`epochs (1–${maxEpochs})`, page.epochs),
+      field(`stop after words (≤ ${count(maxWords)})`, page.limit), page.start, page.stop),
+    page.progress, page.error, page.map,
+    el("div", { class: "controls" }, field("frame", page.slider), page.frameLabel, page.replay),
+    page.axesNote, page.rowNote, page.rowPlot);
+  return page;
+}
 
-  let run = 0, status = "idle", frames = [], tokens = [], themes = [];
-  let shown = -1, drawn = -1, follow = true, selected = null, polling = false, rowBusy = false;
-
-  function apply(s) {
-    if (s.run !== run) { // a new run (maybe from another tab): start the picture over
-      run = s.run;
-      frames = [];
-      shown = drawn = -1;
-      selected = null;
-      frameLabel.textContent = "waiting for the first snapshot…";
-      rowNote.textContent = "Click a word on the map to see its row.";
-      Plotly.purge(rowPlot);
-    }
-    status = s.status;
-    tokens = s.tokens;
-    themes = s.themes;
-    for (const f of s.frames) if (f.index === frames.length) frames.push(f);
-    slider.max = Math.max(0, frames.length - 1);
-    start.disabled = status === "running";
-    stop.disabled = status !== "running";
-    replay.disabled = status === "running" || frames.length < 2;
-    progress.replaceChildren(describe(s));
-    progress.classList.toggle("error", status === "failed");
-  }
-
-  function describe(s) {
-    const p = s.progress;
-    if (status === "idle") return "No run yet: choose the settings and press Start.";
-    if (!p) return status === "running" ? `Run ${s.run}: reading ${s.config.corpus} and counting its words…`
-      : `Run ${s.run} ${status}${s.message ? `: ${s.message}` : ""}.`;
-    const goal = Math.min(p.total, s.max_words ?? p.total);
-    const parts = [`epoch ${p.epoch + 1}/${p.epochs}`, `${(100 * Math.min(1, p.done / goal)).toFixed(1)}% of ` +
-      `${count(goal)} words`, `loss ${p.loss === null ? "–" : p.loss.toFixed(4)}`,
-      `${count(Math.round(p.rate))} words/s`];
-    const end = status === "running" ? "" : ` · ${status}${s.message ? `: ${s.message}` : ""}`;
-    return `Run ${s.run} (${s.config.method}, dim ${s.config.dim}, ${s.config.corpus}): ${parts.join(" · ")}${end}`;
-  }
-
-  async function poll() {
-    let s = await get("/api/training/state", { since: frames.length });
-    if (s.run !== run && frames.length) s = await get("/api/training/state", { since: 0 });
-    apply(s);
-  }
-
-  async function watch() {
-    if (polling) return;
-    polling = true;
-    try {
-      do {
-        await guard(error, poll);
-        await sleep(POLL_MS);
-      } while (map.isConnected && status === "running");
-      await guard(error, poll); // the frames that came with the last step
-    } finally { polling = false; }
-  }
-
-  function draw() {
-    if (shown < 0 || shown >= frames.length || shown === drawn) return;
-    drawn = shown;
-    const f = frames[shown];
-    slider.value = shown;
-    const reach = 1.25 * Math.max(...f.coordinates.flat().map(Math.abs), 1e-12);
-    const groups = [...new Set(themes)];
-    const traces = groups.map((theme) => {
-      const rows = themes.flatMap((t, i) => (t === theme ? [i] : []));
-      return {
-        type: "scatter", mode: "markers+text", name: theme, text: rows.map((i) => tokens[i]),
-        x: rows.map((i) => f.coordinates[i][0]), y: rows.map((i) => f.coordinates[i][1]),
-        textposition: "top center", textfont: { size: 11 }, cliponaxis: false,
-        hovertemplate: "%{text}<extra></extra>",
-        marker: { color: THEME_COLOURS[theme] ?? THEME_COLOURS.other, size: rows.map((i) => (tokens[i] === selected ? 15 : 9)),
-          line: { width: rows.map((i) => (tokens[i] === selected ? 2 : 0)), color: "#1d2433" } },
-      };
-    });
-    const share = (v) => `${(100 * v).toFixed(0)}% of the variance`;
-    plot(map, traces, {
-      xaxis: { title: { text: `axis 1 (${share(f.variance[0])})` }, range: [-reach, reach], zeroline: false },
-      yaxis: { title: { text: `axis 2 (${share(f.variance[1])})` }, range: [-reach, reach], zeroline: false,
-        scaleanchor: "x" },
-      legend: { orientation: "h", y: -0.15 }, hovermode: "closest",
-    });
-    frameLabel.textContent = `frame ${shown + 1} of ${frames.length} · ${count(f.done)} words trained`;
-    axesNote.textContent = `Axes: the frame's own two principal axes (${tokens.length} rows, centred, not ` +
-      "normalised), turned by rotation or reflection only to line up with the frame before. The scale " +
-      "follows each frame: rows start near zero and grow as they train.";
-    if (selected) showRow();
-  }
-
-  async function showRow() {
-    if (rowBusy) return;
-    rowBusy = true;
-    const [token, frame] = [selected, shown];
-    await guard(rowNote, async () => {
-      const r = await get("/api/training/row", { token, frame });
-      rowNote.textContent = `“${token}” in frame ${frame + 1}: its ${r.row.length} numbers, ` +
-        `‖row‖ = ${r.norm.toFixed(4)}, after ${count(r.done)} words.`;
-      await bars(rowPlot, r.row, { title: `row of “${token}”`,
-        layout: { xaxis: { title: { text: "dimension" } } } });
-    });
-    rowBusy = false;
-    if (selected && (selected !== token || shown !== frame)) showRow(); // the frame moved on while this one loaded
-  }
-
-  const tick = setInterval(() => {
-    if (!map.isConnected) { clearInterval(tick); return; }
-    if (follow && shown < frames.length - 1) shown += 1;
-    draw();
+function wire(page) {
+  const tick = setInterval(() => { // the map steps through the frames that have arrived
+    if (!page.map.isConnected) { clearInterval(tick); return; }
+    if (page.follow && page.at < page.frames.length - 1) page.at += 1;
+    draw(page);
   }, STEP_MS);
-
-  start.addEventListener("click", () => guard(error, async () => {
-    error.replaceChildren();
-    const s = await post("/api/training/start", { corpus: corpus.value, method: method.value,
-      dim: Number(dim.value), epochs: Number(epochs.value), max_words: Number(limit.value) });
-    follow = true;
-    apply(s);
-    watch();
+  page.start.addEventListener("click", () => shown(page.error, async () => {
+    apply(page, await post("/api/training/start", { corpus: page.corpus.value, method: page.method.value,
+      dim: Number(page.dim.value), epochs: Number(page.epochs.value), max_words: Number(page.limit.value) }));
+    page.follow = true;
+    watch(page);
   }));
-  stop.addEventListener("click", () => guard(error, async () => apply(await post("/api/training/stop"))));
-  replay.addEventListener("click", () => { shown = 0; drawn = -1; follow = true; });
-  slider.addEventListener("input", () => { follow = false; shown = Number(slider.value); draw(); });
-  // subtle: Plotly gives the div its .on() only once it has drawn, so bind clicks after a first plot.
-  await plot(map, [], { xaxis: { visible: false }, yaxis: { visible: false },
+  page.stop.addEventListener("click", () => shown(page.error, async () => apply(page, await post("/api/training/stop"))));
+  page.replay.addEventListener("click", () => { page.at = 0; page.drawn = -1; page.follow = true; });
+  page.slider.addEventListener("input", () => { page.follow = false; page.at = Number(page.slider.value); draw(page); });
+}
+
+// subtle: Plotly gives the div its .on() only once it has drawn, so clicks are bound after a first plot.
+async function blankMap(page) {
+  await plot(page.map, [], { xaxis: { visible: false }, yaxis: { visible: false },
     annotations: [{ text: "Press Start to train; the map fills in as snapshots arrive.", showarrow: false }] });
-  map.on("plotly_click", (event) => {
+  page.map.on("plotly_click", (event) => {
     const point = event.points?.[0];
     if (!point) return;
-    selected = point.text;
-    drawn = -1;
-    draw();
+    page.selected = point.text;
+    page.drawn = -1;
+    draw(page);
   });
-  await guard(error, poll); // a run already going (or done) on this server shows at once
-  if (status === "running") watch();
-  else if (frames.length) { shown = frames.length - 1; follow = false; draw(); }
+}
+
+// Take in a state from the server: new frames appended, a new run starts the picture over.
+function apply(page, s) {
+  if (s.run !== page.run) { // a new run (maybe from another tab)
+    Object.assign(page, { run: s.run, frames: [], at: -1, drawn: -1, selected: null });
+    page.frameLabel.textContent = "waiting for the first snapshot…";
+    page.rowNote.textContent = ROW_HINT;
+    Plotly.purge(page.rowPlot);
+  }
+  Object.assign(page, { status: s.status, tokens: s.tokens, tokenThemes: s.themes });
+  for (const f of s.frames) if (f.index === page.frames.length) page.frames.push(f);
+  page.slider.max = Math.max(0, page.frames.length - 1);
+  page.start.disabled = page.status === "running";
+  page.stop.disabled = page.status !== "running";
+  page.replay.disabled = page.status === "running" || page.frames.length < 2;
+  page.progress.replaceChildren(describe(s));
+  page.progress.classList.toggle("error", page.status === "failed");
+}
+
+function describe(s) {
+  const p = s.progress;
+  const ended = `${s.status}${s.message ? `: ${s.message}` : ""}`;
+  if (s.status === "idle") return "No run yet: choose the settings and press Start.";
+  if (!p) return s.status === "running" ? `Run ${s.run}: reading ${s.config.corpus} and counting its words…`
+    : `Run ${s.run} ${ended}.`;
+  const goal = Math.min(p.total, s.max_words ?? p.total);
+  const parts = [`epoch ${p.epoch + 1}/${p.epochs}`, `${(100 * Math.min(1, p.done / goal)).toFixed(1)}% of ` +
+    `${count(goal)} words`, `loss ${p.loss === null ? "–" : p.loss.toFixed(4)}`, `${count(Math.round(p.rate))} words/s`];
+  const end = s.status === "running" ? "" : ` · ${ended}`;
+  return `Run ${s.run} (${s.config.method}, dim ${s.config.dim}, ${s.config.corpus}): ${parts.join(" · ")}${end}`;
+}
+
+async function poll(page) {
+  let s = await get("/api/training/state", { since: page.frames.length });
+  if (s.run !== page.run && page.frames.length) s = await get("/api/training/state", { since: 0 });
+  apply(page, s);
+}
+
+// Poll while the run goes (one loop at a time), then once more for the frames of its last step.
+async function watch(page) {
+  if (page.polling) return;
+  page.polling = true;
+  try {
+    do {
+      await shown(page.error, () => poll(page));
+      await sleep(POLL_MS);
+    } while (page.map.isConnected && page.status === "running");
+    await shown(page.error, () => poll(page));
+  } finally {
+    page.polling = false;
+  }
+}
+
+// Frame `page.at` on the map, one trace per theme group, the picked word ringed.
+function draw(page) {
+  const { frames, tokens, tokenThemes, selected } = page;
+  if (page.at < 0 || page.at >= frames.length || page.at === page.drawn) return;
+  page.drawn = page.at;
+  const f = frames[page.at];
+  page.slider.value = page.at;
+  const reach = 1.25 * Math.max(...f.coordinates.flat().map(Math.abs), 1e-12);
+  const traces = [...new Set(tokenThemes)].map((theme) => {
+    const rows = tokenThemes.flatMap((t, i) => (t === theme ? [i] : []));
+    const picked = (i) => tokens[i] === selected;
+    return {
+      type: "scatter", mode: "markers+text", name: theme, text: rows.map((i) => tokens[i]),
+      x: rows.map((i) => f.coordinates[i][0]), y: rows.map((i) => f.coordinates[i][1]),
+      textposition: "top center", textfont: { size: 11 }, cliponaxis: false, hovertemplate: "%{text}<extra></extra>",
+      marker: { color: themeColour(page.themes, theme), size: rows.map((i) => (picked(i) ? 15 : 9)),
+        line: { width: rows.map((i) => (picked(i) ? 2 : 0)), color: colour("ink") } },
+    };
+  });
+  const share = (v) => `${(100 * v).toFixed(0)}% of the variance`;
+  plot(page.map, traces, {
+    xaxis: { title: { text: `axis 1 (${share(f.variance[0])})` }, range: [-reach, reach], zeroline: false },
+    yaxis: { title: { text: `axis 2 (${share(f.variance[1])})` }, range: [-reach, reach], zeroline: false,
+      scaleanchor: "x" },
+    legend: { orientation: "h", y: -0.15 }, hovermode: "closest",
+  });
+  page.frameLabel.textContent = `frame ${page.at + 1} of ${frames.length} · ${count(f.done)} words trained`;
+  page.axesNote.textContent = `Axes: the frame's own two principal axes (${tokens.length} rows, centred, not ` +
+    "normalised), turned by rotation or reflection only to line up with the frame before. The scale " +
+    "follows each frame: rows start near zero and grow as they train.";
+  if (selected) page.showRow();
+}
+
+const loadRow = (page) => get("/api/training/row", { token: page.selected, frame: page.at });
+
+function drawRow(page, r) {
+  page.rowNote.textContent = `“${r.token}” in frame ${r.frame + 1}: its ${r.row.length} numbers, ` +
+    `‖row‖ = ${r.norm.toFixed(4)}, after ${count(r.done)} words.`;
+  return bars(page.rowPlot, r.row, { title: `row of “${r.token}”`, layout: { xaxis: { title: { text: "dimension" } } } });
 }

@@ -1,77 +1,78 @@
 // Tied vs untied: logits h·Eᵀ over a small vocabulary of real rows, and what each layout costs.
-import { el, field, get, guard, bars, table } from "./api.js";
+import { count, el, field, fixed, note, select, table } from "./dom.js";
+import { config, get, latest } from "./http.js";
+import { bars, colour } from "./plot.js";
 
-const DEFAULT_WORDS = "cat, dog, horse, king, queen, prince, paris, london, red, blue, run, walk";
+const HEADS = { tied: "tied (output = E)", untied: "untied (own output table)" };
 
 export async function render(root) {
-  const { tables } = await get("/api/tables");
-  const source = el("select", { id: "tying-table" }, ...tables.map((t) => el("option", {}, t)));
-  const words = el("input", { id: "tying-words", value: DEFAULT_WORDS, size: 48 });
-  const a = el("select", { id: "tying-a" });
-  const b = el("select", { id: "tying-b" });
-  const mix = el("input", { id: "tying-t", type: "range", min: 0, max: 1, step: 0.05, value: 0 });
-  const mixLabel = el("span", { class: "stat" }, "0.00");
-  const mode = el("select", { id: "tying-mode" }, el("option", { value: "tied" }, "tied (output = E)"),
-    el("option", { value: "untied" }, "untied (own output table)"));
-  const top = el("p", { id: "tying-top", class: "stat" });
-  const chart = el("div", { id: "tying-logits", class: "plot" });
-  const params = el("div", { id: "tying-params" });
-  const out = el("div", {}, top, chart, params);
+  const [{ tables }, { limits }] = await Promise.all([get("/api/tables"), config()]);
+  const page = build(root, tables, limits.tying);
+  const update = latest(() => load(page), (r) => { page.answer = r; draw(page); }, page.error);
+  page.words.addEventListener("change", () => { fillWords(page); update(); });
+  for (const input of [page.source, page.a, page.b]) input.addEventListener("change", update);
+  page.mix.addEventListener("input", () => { page.mixLabel.textContent = fixed(Number(page.mix.value), 2); update(); });
+  // The toggle only changes which of the two answers is drawn: both come in one response.
+  page.mode.addEventListener("change", () => page.answer && draw(page));
+  fillWords(page);
+  page.b.value = "queen";
+  await update();
+}
+
+function build(root, tables, limits) {
+  const [low, high] = limits.words;
+  const page = {
+    answer: null, // the latest answer: both heads' logits
+    source: select("tying-table", tables),
+    words: el("input", { id: "tying-words", value: limits.default_words, size: 48, maxlength: limits.text }),
+    a: el("select", { id: "tying-a" }),
+    b: el("select", { id: "tying-b" }),
+    mix: el("input", { id: "tying-t", type: "range", min: 0, max: 1, step: 0.05, value: 0 }),
+    mixLabel: el("span", { class: "stat" }, "0.00"),
+    mode: select("tying-mode", Object.keys(HEADS), "tied", (kind) => HEADS[kind]),
+    error: el("div", { id: "tying-error" }),
+    top: el("p", { id: "tying-top", class: "stat" }),
+    chart: el("div", { id: "tying-logits", class: "plot" }),
+    params: el("div", { id: "tying-params" }),
+  };
   root.append(
     el("h2", {}, "Tied vs untied"),
     el("p", {}, "The output layer scores every vocabulary token with a dot product h·W[i], and W has the token " +
       "table's shape (V, D). Tying makes W the token table itself: a hidden state close to a token's row scores " +
       "that token high, and the V·D numbers are stored once. An untied head owns a second table; before training " +
       "it is random, so its scores know nothing yet about which row h resembles."),
-    el("div", { class: "controls" }, field("table", source), field("vocabulary (2–16 keys)", words)),
-    el("div", { class: "controls" }, field("h from row a", a), field("towards row b", b),
-      field("mix t: h = (1 − t)·E[a] + t·E[b]", el("span", {}, mix, " ", mixLabel)), field("output layer", mode)),
-    out);
+    el("div", { class: "controls" }, field("table", page.source), field(`vocabulary (${low}–${high} keys)`, page.words)),
+    el("div", { class: "controls" }, field("h from row a", page.a), field("towards row b", page.b),
+      field("mix t: h = (1 − t)·E[a] + t·E[b]", el("span", {}, page.mix, " ", page.mixLabel)),
+      field("output layer", page.mode)),
+    page.error, page.top, page.chart, page.params);
+  return page;
+}
 
-  let answer = null;
-  const fillWords = () => {
-    const list = [...new Set(words.value.split(/[,\s]+/).filter(Boolean))];
-    for (const [select, fallback] of [[a, list[0]], [b, list[1] ?? list[0]]]) {
-      const previous = select.value;
-      select.replaceChildren(...list.map((w) => el("option", {}, w)));
-      select.value = list.includes(previous) ? previous : fallback;
-    }
-  };
+// a and b offer the typed words, keeping their choice where it is still among them.
+function fillWords(page) {
+  const list = [...new Set(page.words.value.split(/[,\s]+/).filter(Boolean))];
+  for (const [choice, fallback] of [[page.a, list[0]], [page.b, list[1] ?? list[0]]]) {
+    const previous = choice.value;
+    choice.replaceChildren(...list.map((w) => el("option", {}, w)));
+    choice.value = list.includes(previous) ? previous : fallback;
+  }
+}
 
-  // The toggle only changes which of the two answers is drawn: both come in one response.
-  const show = () => {
-    const kind = mode.value;
-    const r = answer;
-    const scores = r[kind].logits;
-    top.textContent = `${kind} head: highest logit "${r[kind].top}" (${Math.max(...scores).toFixed(4)}); ` +
-      `‖h‖ = ${Math.hypot(...r.h).toFixed(4)}`;
-    bars(chart, scores, { labels: r.words, title: `${kind} logits h·W[i] over ${r.words.length} tokens of ${r.table}`,
-      color: kind === "tied" ? "#2f6fde" : "#d6794f" });
-    const p = r.params;
-    const fmt = (n) => n.toLocaleString();
-    params.replaceChildren(table(["token table + output layer", "tied", "untied"], [
-      [`${r.table}: V = ${fmt(p.vocab_size)}, D = ${p.dim}`, fmt(p.tied), fmt(p.untied)],
-      [`this vocabulary: V = ${p.small_vocab_size}`, fmt(p.small_tied), fmt(p.small_untied)],
-    ]), el("p", { class: "note" }, "Counted on the modules themselves (a TokenEmbedding and an LMHead): a shared " +
-      "table is one Parameter and counts once."));
-  };
+const load = (page) => get("/api/tying", { table: page.source.value, words: page.words.value, a: page.a.value,
+  b: page.b.value, t: page.mix.value });
 
-  let latest = 0; // the slider fires fast: only the newest request's answer is drawn
-  const update = () => guard(out, async () => {
-    const ticket = ++latest;
-    mixLabel.textContent = Number(mix.value).toFixed(2);
-    const r = await get("/api/tying", { table: source.value, words: words.value, a: a.value, b: b.value,
-      t: mix.value });
-    if (ticket !== latest) return;
-    answer = r;
-    out.replaceChildren(top, chart, params); // back in place if an earlier request failed
-    show();
-  });
-  words.addEventListener("change", () => { fillWords(); update(); });
-  for (const input of [source, a, b]) input.addEventListener("change", update);
-  mix.addEventListener("input", update);
-  mode.addEventListener("change", () => answer && show());
-  fillWords();
-  b.value = "queen";
-  await update();
+function draw(page) {
+  const [r, kind] = [page.answer, page.mode.value];
+  const scores = r[kind].logits;
+  page.top.textContent = `${kind} head: highest logit "${r[kind].top}" (${fixed(Math.max(...scores), 4)}); ` +
+    `‖h‖ = ${fixed(Math.hypot(...r.h), 4)}`;
+  bars(page.chart, scores, { labels: r.words, title: `${kind} logits h·W[i] over ${r.words.length} tokens of ${r.table}`,
+    color: colour(kind === "tied" ? "accent" : "warm") });
+  const p = r.params;
+  page.params.replaceChildren(table(["token table + output layer", "tied", "untied"], [
+    [`${r.table}: V = ${count(p.vocab_size)}, D = ${p.dim}`, count(p.tied), count(p.untied)],
+    [`this vocabulary: V = ${p.small_vocab_size}`, count(p.small_tied), count(p.small_untied)],
+  ]), note("Counted on the modules themselves (a TokenEmbedding and an LMHead): a shared table is one " +
+    "Parameter and counts once."));
 }

@@ -1,0 +1,136 @@
+"""What a route needs, as `Annotated` dependencies: a handler names the thing by its type and
+FastAPI hands it over, built once per app where building is slow.
+
+    @router.get("/row")
+    def row(vectors: TableDep, token: Token) -> RowAnswer: ...     # ?table=minilm -> that table
+
+LabDep           the app's Lab (served tables, services, cache folder)
+TableDep         the served table named by ?table= (404 naming the served ones otherwise)
+DefaultTableDep  the same, MiniLM's table when ?table= is left out
+MiniLMDep        MiniLM's tokenizer and trained input embedding, shared by every page
+RecipeDep        the ?recipe= recipe with its pipeline (bert: MiniLM's own; the others fresh)
+BridgeDep        MiniLM's layer-0 attention bridge
+LadderDep        the ?corpus= corpus's subword vocabularies, trained on first use
+SubwordFolderDep where the subword vocabularies are kept
+LiveRunDep       the app's one live training run
+UpdateTablesDep  the served tables that are training runs with update counts
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import Depends, Query, Request
+
+from embedlab.data.corpora import CORPORA, open_corpus
+from embedlab.data.models import MODELS, model_dir
+from embedlab.errors import FileFormatError, MissingDataError, unknown_name
+from embedlab.lab.app import Lab
+from embedlab.models.pipeline import Pipeline
+from embedlab.models.pretrained import load_query_key
+from embedlab.sims.attention import AttentionBridge
+from embedlab.sims.gradients import read_update_counts
+from embedlab.sims.recipe import MODEL, PRETRAINED, RECIPE_NAMES, Recipe, fresh_pipeline
+from embedlab.sims.subwords import VocabularyLadder
+from embedlab.sims.training import LiveRun
+from embedlab.vectors import Vectors
+
+MAX_NAME = 200  # characters of a table name
+MAX_CORPUS = 50  # characters of a corpus name
+DEFAULT_CORPUS = "enwiki-sample"  # always there (gensim's test data); gcide needs a Debian package
+
+TableName = Annotated[str, Query(min_length=1, max_length=MAX_NAME, description="a served table (see /api/tables)")]
+RecipeName = Annotated[str, Query(pattern="^(" + "|".join(RECIPE_NAMES) + ")$", description="bert is MiniLM's own")]
+CorpusName = Annotated[str, Query(max_length=MAX_CORPUS, description=f"a built-in corpus: {', '.join(CORPORA)}")]
+
+
+def get_lab(request: Request) -> Lab:
+    return request.app.state.lab
+
+
+LabDep = Annotated[Lab, Depends(get_lab)]
+
+
+def get_table(lab: LabDep, table: TableName) -> Vectors:
+    """The served table `table`, loaded on first use (its `.name` is `table`)."""
+    return lab.table(table)
+
+
+def get_default_table(lab: LabDep, table: TableName = MODEL) -> Vectors:
+    """As get_table; MiniLM's table when the request names none."""
+    return lab.table(table)
+
+
+TableDep = Annotated[Vectors, Depends(get_table)]
+DefaultTableDep = Annotated[Vectors, Depends(get_default_table)]
+
+
+def get_minilm(lab: LabDep) -> Pipeline:
+    return lab.pipeline(MODEL)
+
+
+MiniLMDep = Annotated[Pipeline, Depends(get_minilm)]
+
+
+def get_recipe(lab: LabDep, recipe: RecipeName = PRETRAINED) -> Recipe:
+    """The recipe's pipeline, built once per app; bert's is MiniLM's own (shared with other pages)."""
+    if recipe == PRETRAINED:
+        return Recipe(recipe, lab.pipeline(MODEL))
+    return Recipe(recipe, lab.service(f"recipe:{recipe}", partial(fresh_pipeline, recipe)))
+
+
+RecipeDep = Annotated[Recipe, Depends(get_recipe)]
+
+
+def get_bridge(lab: LabDep, minilm: MiniLMDep) -> AttentionBridge:
+    return lab.service(f"attention:{MODEL}", lambda: AttentionBridge(minilm, load_query_key(model_dir(MODEL))))
+
+
+BridgeDep = Annotated[AttentionBridge, Depends(get_bridge)]
+
+
+def get_subword_folder(lab: LabDep) -> Path:
+    return lab.cache_dir / "subwords"
+
+
+SubwordFolderDep = Annotated[Path, Depends(get_subword_folder)]
+
+
+def get_ladder(lab: LabDep, folder: SubwordFolderDep, corpus: CorpusName = DEFAULT_CORPUS) -> VocabularyLadder:
+    """The corpus's vocabulary ladder: trained on first use (a request waits), then read from `folder`."""
+    if corpus not in CORPORA:
+        raise unknown_name("corpus", corpus, CORPORA)
+    return lab.service(f"subwords:{corpus}", lambda: VocabularyLadder.open(open_corpus(corpus), folder))
+
+
+LadderDep = Annotated[VocabularyLadder, Depends(get_ladder)]
+
+
+def get_live_run(lab: LabDep) -> LiveRun:
+    """The app's one LiveRun, its folders under the lab's cache (closed at shutdown)."""
+    return lab.service("training", lambda: LiveRun(lab.cache_dir / "training"))
+
+
+LiveRunDep = Annotated[LiveRun, Depends(get_live_run)]
+
+
+def has_update_counts(source: str) -> bool:
+    """Whether a served table's source is a run folder with readable update counts."""
+    if source in MODELS:  # a built-in table is no run folder
+        return False
+    try:
+        read_update_counts(source)
+    except (MissingDataError, FileFormatError):
+        return False
+    return True
+
+
+def get_update_tables(lab: LabDep) -> list[str]:
+    """The served tables whose run folders hold update counts, each checked once per app."""
+    return [name for name in lab.names
+            if lab.service(f"update-counts:{name}", partial(has_update_counts, lab.paths[name]))]  # fmt: skip
+
+
+UpdateTablesDep = Annotated[list[str], Depends(get_update_tables)]

@@ -1,0 +1,48 @@
+"""What every page asks first: the served tables, each page's limits and the theme palette.
+
+Limits live beside the routes that enforce them (each route module's LIMITS, from its constants),
+and the theme groups and their colours in embedlab.data.themes: the pages read them here and
+never retype them.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from embedlab.data.themes import COLOURS, OTHER, THEMES
+from embedlab.lab.deps import LabDep
+from embedlab.lab.routes import (
+    attention,
+    geometry,
+    gradients,
+    lookup,
+    patches,
+    recipe,
+    scale,
+    size,
+    subwords,
+    training,
+    tying,
+)
+from embedlab.lab.schemas import LabConfig, TableList
+from embedlab.sims.lookup import CHOSEN
+
+router = APIRouter(prefix="/api", tags=["lab"])
+
+# page name -> its route module, in the nav's order
+PAGES = {module.__name__.rsplit(".", 1)[-1]: module for module in
+         (lookup, size, recipe, patches, tying, scale, training, subwords, geometry, gradients, attention)}  # fmt: skip
+
+
+@router.get("/tables", response_model=TableList)
+def tables(lab: LabDep) -> dict:
+    """The tables this server was started with, by name (loaded on first use)."""
+    return {"tables": lab.names}
+
+
+@router.get("/config", response_model=LabConfig)
+def config() -> dict:
+    """Each page's limits (a bound, a [low, high] pair, or the choices) and the theme groups with
+    their colours."""
+    themes = {"names": list(THEMES), "other": OTHER, "chosen": CHOSEN, "colours": COLOURS}
+    return {"themes": themes, "limits": {name: module.LIMITS for name, module in PAGES.items()}}

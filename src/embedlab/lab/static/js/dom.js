@@ -1,0 +1,44 @@
+// Building the pages' elements: el() for any element, and the few shapes every page uses.
+
+// el("td", {class: "x"}, "text", child, ...): attributes set as given, children appended.
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  node.append(...children);
+  return node;
+}
+
+// A labelled control for a .controls row.
+export const field = (label, input) => el("label", {}, label, input);
+
+// A <select> of `values` (shown through `label`), `value` chosen.
+export function select(id, values, value = values[0], label = String) {
+  const node = el("select", { id }, ...values.map((v) => el("option", { value: v }, label(v))));
+  node.value = String(value);
+  return node;
+}
+
+// A number input bounded by a [low, high] pair from the API.
+export const number = (id, [min, max], value, attrs = {}) =>
+  el("input", { id, type: "number", min, max, value, ...attrs });
+
+// A checkbox, ticked or not.
+export function checkbox(id, checked = false) {
+  const box = el("input", { id, type: "checkbox" });
+  box.checked = checked;
+  return box;
+}
+
+// A table.result: one header row, then one row per array of cells.
+export function table(headers, rows) {
+  return el("table", { class: "result" },
+    el("tr", {}, ...headers.map((h) => el("th", {}, h))),
+    ...rows.map((row) => el("tr", {}, ...row.map((c) => el("td", {}, String(c))))));
+}
+
+export const errorLine = (message) => el("p", { class: "error" }, message);
+export const note = (text, attrs = {}) => el("p", { class: "note", ...attrs }, text);
+
+// Numbers as the pages print them: fixed decimals, and counts with thousands separators.
+export const fixed = (x, digits = 3) => x.toFixed(digits);
+export const count = (n) => n.toLocaleString("en-US");

@@ -1,0 +1,42 @@
+// Plotly with the lab's look. Colours are lab.css's custom properties (--accent, --token, ...);
+// the theme groups' colours come from the API (config().themes).
+
+const css = getComputedStyle(document.documentElement);
+// The colour lab.css names `--${name}`.
+export const colour = (name) => css.getPropertyValue(`--${name}`).trim();
+
+// Draw (or redraw) a plotly chart in `div`; `layout` adds to the defaults.
+export function plot(div, traces, layout = {}) {
+  return Plotly.react(div, traces, {
+    margin: { l: 50, r: 20, t: 30, b: 40 }, font: { family: "system-ui, sans-serif", size: 12 },
+    paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", ...layout,
+  }, { responsive: true, displaylogo: false });
+}
+
+// A bar chart of `values` (one bar each, labelled by `labels` or by index).
+export function bars(div, values, { labels, title = "", color = colour("accent"), layout = {} } = {}) {
+  const x = labels ?? values.map((_, i) => i);
+  return plot(div, [{ type: "bar", x, y: values, marker: { color } }], { title: { text: title }, ...layout });
+}
+
+// Bars side by side: `series` is [{name, y, color}], all over the same `x`.
+export function grouped(div, x, series, layout = {}) {
+  return plot(div, series.map(({ name, y, color }) => ({ type: "bar", name, x, y, marker: { color } })),
+    { barmode: "group", legend: { orientation: "h", y: -0.3 }, ...layout });
+}
+
+// A heat map of signed values (rows × columns) centred on zero: exactly zero is white.
+export function heat(div, z, { y, x, title = "", hover = "%{y}, column %{x}: %{z:.4f}", layout = {} } = {}) {
+  const limit = Math.max(1e-9, ...z.flat().map(Math.abs));
+  const scale = [[0, colour("negative")], [0.5, "white"], [1, colour("positive")]];
+  return plot(div, [{ type: "heatmap", z, y, x, colorscale: scale, zmin: -limit, zmax: limit,
+    hovertemplate: `${hover}<extra></extra>` }],
+  { title: { text: title }, yaxis: { autorange: "reversed", type: "category" },
+    xaxis: { title: { text: "column" } }, ...layout });
+}
+
+// The colour of theme group `name` (config().themes); the looked-up word's own group is ink.
+export function themeColour(themes, name) {
+  if (name === themes.chosen) return colour("ink");
+  return themes.colours[name] ?? themes.colours[themes.other];
+}

@@ -1,0 +1,92 @@
+"""/api/config and /openapi.json: every page's limits are the constants its routes enforce, the theme
+groups and colours are embedlab.data.themes', and every JSON route documents its response body."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from embedlab.data.themes import COLOURS, OTHER, THEMES
+from embedlab.lab import create_app
+from embedlab.lab.routes import attention, geometry, gradients, lookup, recipe, size, subwords, training, tying
+from embedlab.lab.routes.config import PAGES
+from embedlab.sims.training import LiveRun, RunBusyError
+
+NAV = ["lookup", "size", "recipe", "patches", "tying", "scale", "training", "subwords", "geometry", "gradients",
+       "attention"]  # fmt: skip
+
+
+def test_every_page_has_its_limits(client):
+    limits = client.get("/api/config").json()["limits"]
+    assert list(limits) == list(PAGES) == NAV
+    assert limits == {name: module.LIMITS for name, module in PAGES.items()}
+
+
+@pytest.mark.parametrize(
+    "page, key, value",
+    [
+        ("lookup", "token", lookup.MAX_TOKEN),
+        ("size", "rows", [1, size.MAX_SLICE_ROWS]),
+        ("recipe", "recipes", list(recipe.RECIPE_NAMES)),
+        ("tying", "words", [tying.MIN_WORDS, tying.MAX_WORDS]),
+        ("training", "max_words", [training.MIN_WORDS, training.MAX_WORDS]),
+        ("subwords", "text", subwords.MAX_TEXT),
+        ("geometry", "k", [1, geometry.MAX_K]),
+        ("gradients", "vocab_size", [2, gradients.MAX_VOCAB]),
+        ("attention", "text", attention.MAX_TEXT),
+    ],
+)
+def test_a_limit_is_what_the_route_enforces(client, page, key, value):
+    assert client.get("/api/config").json()["limits"][page][key] == value
+
+
+@pytest.mark.parametrize("path, params, status", [
+    ("/api/lookup/row", {"table": "minilm", "token": "x" * (lookup.MAX_TOKEN + 1)}, 422),
+    ("/api/geometry/neighbors", {"table": "minilm", "word": "king", "k": geometry.MAX_K + 1}, 422),
+    ("/api/tying", {"words": " ".join(f"w{i}" for i in range(tying.MAX_WORDS + 1))}, 400),
+])  # fmt: skip
+def test_one_past_a_limit_is_refused(client, path, params, status):
+    assert client.get(path, params=params).status_code == status
+
+
+def test_themes_and_their_colours(client):
+    themes = client.get("/api/config").json()["themes"]
+    assert themes["names"] == list(THEMES) and themes["other"] == OTHER and themes["chosen"] == "chosen"
+    assert themes["colours"] == COLOURS and set(COLOURS) == {*THEMES, OTHER}
+    assert all(re.fullmatch(r"#[0-9a-f]{6}", c) for c in COLOURS.values())
+    assert len(set(COLOURS.values())) == len(COLOURS)  # every group its own colour
+
+
+def test_no_page_retypes_the_palette_or_the_limits(client):
+    for name in NAV:
+        script = client.get(f"/static/js/{name}.js").text
+        assert not any(colour in script for colour in COLOURS.values()), name
+    assert client.get("/static/js/api.js").status_code == 404  # split into http.js, dom.js and plot.js
+
+
+def test_every_json_route_documents_its_answer(client):
+    spec = client.get("/openapi.json").json()
+    for path, methods in spec["paths"].items():
+        for method, operation in methods.items():
+            content = operation["responses"]["200"]["content"]
+            if "application/json" in content:  # a model of schemas.py, not a bare object
+                assert "#/components/schemas/" in json.dumps(content["application/json"]), f"{method} {path}"
+    schemas = spec["components"]["schemas"]
+    assert {"LabConfig", "TableList", "RowAnswer", "TyingAnswer", "TrainingState", "UpdatesAnswer"} <= set(schemas)
+
+
+def test_a_busy_run_is_a_409_from_the_apps_handler(lab_run, tmp_path):
+    class Busy(LiveRun):
+        def start(self, config, *, max_words=None, watch=()):
+            raise RunBusyError("run 1 (sgns on c) is still running; stop it before starting another")
+
+    app = create_app([str(lab_run)], cache=tmp_path)
+    app.state.lab.service("training", lambda: Busy(tmp_path / "training", corpora={"c": "c"}))
+    with TestClient(app) as client:
+        r = client.post("/api/training/start", json={"corpus": "c"})
+    assert r.status_code == 409 and r.json() == {"error": "run 1 (sgns on c) is still running; stop it before "
+                                                          "starting another"}  # fmt: skip
+    assert "RunBusyError" not in vars(training)  # the route leaves the status to the app

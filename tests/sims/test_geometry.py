@@ -1,0 +1,49 @@
+"""sims.geometry: a pair's dot product, norms, cosine, angle and distance against torch on the
+table's own rows, and a worked example."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from embedlab.errors import UnknownNameError
+from embedlab.sims.geometry import pair
+from embedlab.vectors import Vectors
+
+# float64 sums of 384 products, in torch's order vs ours
+FP64 = 1e-12
+
+
+def test_a_worked_pair():
+    view = pair(Vectors(["a", "b"], np.array([[3.0, 4.0], [4.0, 3.0]], dtype=np.float32)), "a", "b")
+    assert (view.parts.dot, view.parts.norm_a, view.parts.norm_b) == (24.0, 5.0, 5.0)
+    assert view.parts.cosine == pytest.approx(0.96) and view.distance == pytest.approx(math.sqrt(2), rel=1e-6)
+    assert view.parts.angle_degrees == pytest.approx(math.degrees(math.acos(0.96)))
+
+
+@pytest.mark.parametrize("a, b", [("cat", "dog"), ("king", "paris"), ("the", "the")])
+def test_pair_is_torchs_geometry(minilm_vectors, a, b):
+    view = pair(minilm_vectors, a, b)
+    x, y = (torch.from_numpy(minilm_vectors[k].astype(np.float64)) for k in (a, b))
+    parts = view.parts
+    assert parts.dot == pytest.approx(torch.dot(x, y).item(), abs=FP64, rel=FP64)
+    norms = [torch.linalg.vector_norm(v).item() for v in (x, y)]
+    assert [parts.norm_a, parts.norm_b] == pytest.approx(norms, abs=FP64, rel=FP64)
+    assert parts.cosine == pytest.approx(F.cosine_similarity(x, y, dim=0).item(), abs=1e-12)
+    assert parts.product == pytest.approx(parts.dot, rel=1e-12)
+    assert view.distance == pytest.approx(torch.dist(x, y).item(), rel=1e-5, abs=1e-6)  # the table's float32 metric
+
+
+def test_the_answer_as_json(minilm_vectors):
+    out = pair(minilm_vectors, "cat", "dog").to_dict()
+    assert list(out) == ["a", "b", "dot", "norm_a", "norm_b", "cosine", "angle_degrees", "product", "distance"]
+    assert (out["a"], out["b"]) == ("cat", "dog") and all(isinstance(out[k], float) for k in list(out)[2:])
+
+
+def test_an_unknown_key_is_named(minilm_vectors):
+    with pytest.raises(UnknownNameError, match="unknown key 'kign'"):
+        pair(minilm_vectors, "kign", "king")
