@@ -28,9 +28,13 @@ def benchmark_path(name: str) -> Path:
 
 def gensim_test_file(filename: str, what: str) -> Path:
     """A file of gensim's package test data; `what` names it in the error when gensim is missing."""
+    missing = MissingDataError(f"{what} ships with gensim's test data: pip install gensim")
     if importlib.util.find_spec("gensim") is None:  # looked up without importing gensim (~1 s)
-        raise MissingDataError(f"{what} ships with gensim's test data: pip install gensim")
-    from gensim.test.utils import datapath
+        raise missing
+    try:
+        from gensim.test.utils import datapath
+    except ImportError:
+        raise missing from None
 
     path = Path(datapath(filename))
     if not path.is_file():

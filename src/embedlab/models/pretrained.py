@@ -178,6 +178,15 @@ def load_tokenizer(folder: str | Path) -> Tokenizer:
     return FastTokenizer.load(folder).tokenizer
 
 
+def token_table_name(keys: set[str], path: Path) -> str:
+    """The name of the word-embedding tensor among a checkpoint's `keys` (read from `path`).
+
+    >>> token_table_name({"bert.embeddings.word_embeddings.weight", "cls.bias"}, Path("m.safetensors"))
+    'bert.embeddings.word_embeddings.weight'
+    """
+    return _prefix(keys, path) + _BERT_NAMES["token.weight"][0]
+
+
 def _prefix(keys: set[str], path: Path) -> str:
     """'' or e.g. 'bert.': whatever precedes the word-embedding tensor's name."""
     suffix = _BERT_NAMES["token.weight"][0]

@@ -37,7 +37,7 @@ from embedlab import __version__
 from embedlab.data.corpora import open_corpus
 from embedlab.data.themes import WORDS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
-from embedlab.files import atomic_write_text, atomic_writer
+from embedlab.files import atomic_write_text, atomic_writer, json_safe
 from embedlab.tokenizer.bytes import word_key
 from embedlab.train.checkpoint import load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
@@ -207,7 +207,7 @@ def _finish(out, config, corpus, job, watched, snapshots, seconds, done_at_start
     }  # fmt: skip
     if evaluate:
         metrics["benchmarks"] = _benchmarks(job)
-    metrics = _json_ready(metrics)
+    metrics = json_safe(metrics)
     atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2, allow_nan=False) + "\n")
     _write_run(out, config, corpus, "finished")
     (out / CHECKPOINT).unlink(missing_ok=True)
@@ -286,16 +286,3 @@ def _watch_ids(keys: list[str], watch) -> np.ndarray:
         return np.array([index[word_key(w, index)] for w in watch], dtype=np.int64)
     ids = [index[key] for key in (word_key(w, index) for w in DEFAULT_WATCH) if key is not None]
     return np.array(ids if len(ids) >= 4 else range(min(20, len(keys))), dtype=np.int64)
-
-
-def _json_ready(value):
-    """Metrics as strict JSON: NumPy scalars as numbers, nan and inf as null."""
-    if isinstance(value, dict):
-        return {k: _json_ready(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
