@@ -84,5 +84,5 @@ def test_a_table_that_does_not_load_is_a_400_without_its_path(tmp_path):
 
 
 def test_unknown_vectors_at_start_are_refused():
-    with pytest.raises(MissingDataError, match="neither a built-in table"):
+    with pytest.raises(MissingDataError, match="^table 'no/such/table' is neither a built-in table"):
         create_app(["no/such/table"])

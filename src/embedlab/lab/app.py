@@ -57,7 +57,7 @@ class Lab:
             name = source if source in MODELS else Path(source).name
             if not (source in MODELS or Path(source).exists()):
                 raise MissingDataError(
-                    f"--vectors {source!r} is neither a built-in table ({', '.join(MODELS)}) nor a path"
+                    f"table {source!r} is neither a built-in table ({', '.join(MODELS)}) nor a path"
                 )
             self.paths[name] = source
         self._services: dict[str, Any] = {}  # "table:NAME" -> Vectors, or a simulation's service
