@@ -1,4 +1,5 @@
-"""qk_scores and attention_weights: a hand example, nn.Linear and SDPA oracles, the √d_k story."""
+"""qk_scores, attention_weights, SelfAttention: a hand example, the √d_k story, and torch oracles
+(nn.Linear, SDPA, MultiheadAttention)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from embedlab.errors import InvalidValueError
-from embedlab.layers.attention import attention_weights, qk_scores
+from embedlab.layers.attention import SelfAttention, attention_weights, qk_scores
 
 # Hand example with small integers: float32 is exact up to the final division by √2.
 HAND_ATOL = 1e-6
@@ -156,3 +157,30 @@ def test_mask_errors():
         attention_weights(scores, torch.ones(4, 4))
     with pytest.raises(InvalidValueError, match=r"\(3, 3\).*\(2, 4, 4\)"):
         attention_weights(scores, torch.ones(3, 3, dtype=torch.bool))
+
+
+def test_self_attention_equals_torch_multihead_attention():
+    torch.manual_seed(0)
+    attn = SelfAttention(dim=16, n_heads=4)
+    mha = torch.nn.MultiheadAttention(16, 4, batch_first=True)
+    with torch.no_grad():  # the same four projections, packed as torch packs them
+        mha.in_proj_weight.copy_(torch.cat([attn.query.weight, attn.key.weight, attn.value.weight]))
+        mha.in_proj_bias.copy_(torch.cat([attn.query.bias, attn.key.bias, attn.value.bias]))
+        mha.out_proj.weight.copy_(attn.dense.weight)
+        mha.out_proj.bias.copy_(attn.dense.bias)
+    x = torch.randn(2, 5, 16)
+    mask = torch.tensor([[True] * 5, [True, True, True, False, False]])  # the second row has 2 padded keys
+    out, weights = attn(x, mask)
+    ref, ref_weights = mha(x, x, x, key_padding_mask=~mask, need_weights=True, average_attn_weights=False)
+    assert out.shape == (2, 5, 16) and weights.shape == (2, 4, 5, 5)
+    torch.testing.assert_close(out, ref)
+    torch.testing.assert_close(weights, ref_weights)
+    assert (weights[1, :, :, 3:] == 0).all()
+
+
+def test_self_attention_errors():
+    with pytest.raises(InvalidValueError, match="dim 10 is not divisible by n_heads 4"):
+        SelfAttention(10, 4)
+    attn = SelfAttention(8, 2)
+    with pytest.raises(InvalidValueError, match=r"mask must be a bool tensor of shape \(1, 3\)"):
+        attn(torch.randn(1, 3, 8), torch.ones(1, 3))

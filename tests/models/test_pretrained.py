@@ -87,7 +87,7 @@ def test_bad_folders(tmp_path, minilm_dir):
 def test_weights_that_disagree_with_the_config(tmp_path, minilm_dir):
     _folder(tmp_path, minilm_dir, hidden_size=128)
     (tmp_path / "model.safetensors").symlink_to(minilm_dir / "model.safetensors")
-    shapes = r"token.weight has shape \(30522, 384\), config.json implies \(30522, 128\)"
+    shapes = r"embeddings.word_embeddings.weight has shape \(30522, 384\), config.json implies \(30522, 128\)"
     with pytest.raises(InvalidValueError, match=shapes):
         load_input_embedding(tmp_path)
 

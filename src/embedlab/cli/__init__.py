@@ -3,6 +3,7 @@
     embedlab size --preset bert-base
     embedlab size --vocab 100000 --dim 2048 --tied --positions learned --max-len 4096 --dtype fp16
     embedlab embed "the cat sat on the mat" --json
+    embedlab context "he sat on the river bank" "she paid the cheque into the bank" --word bank
     embedlab tokenizer train gcide --vocab-size 8000 --out gcide-8k.json
     embedlab tokenize "unhappiness" --tokenizer gcide-8k.json
     embedlab neighbors minilm king -k 5
@@ -18,6 +19,7 @@ printed as one red line on stderr with exit status 2. Set EMBEDLAB_DEBUG=1 to se
 options.py    option types several commands share (--json)
 size.py       `embedlab size`: parameters and memory of a layout or a preset
 embed.py      `embedlab embed`: a real model's input pipeline, step by step
+context.py    `embedlab context`: one word's vector in several sentences, layer by layer
 tokenizer.py  `embedlab tokenize`, `embedlab tokenizer train`
 vectors.py    `embedlab neighbors | analogy | evaluate | export`
 train.py      `embedlab train`: a run folder, with progress, resume and metrics
@@ -33,7 +35,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from embedlab.cli import embed, lab, size, tokenizer, train, vectors
+from embedlab.cli import context, embed, lab, size, tokenizer, train, vectors
 from embedlab.errors import EmbedlabError
 
 app = typer.Typer(
@@ -45,6 +47,7 @@ app = typer.Typer(
 )
 app.command("size")(size.size)
 app.command("embed")(embed.embed)
+app.command("context")(context.context)
 app.command("tokenize")(tokenizer.tokenize)
 app.add_typer(tokenizer.app, name="tokenizer")
 app.command("neighbors")(vectors.neighbors)

@@ -6,10 +6,10 @@ segment.py     SegmentEmbedding: BERT's sentence A / B rows
 recipes.py     InputEmbedding: token + position + segment, √D, LayerNorm, dropout (RECIPES by name)
 patch.py       PatchEmbedding and ViTEmbedding: images -> patch rows (+ CLS + positions)
 head.py        LMHead: hidden states -> logits, tied to the token table or not
-attention.py   q·k scores and softmax weights: where embeddings meet attention
+attention.py   q·k scores, softmax weights, SelfAttention: where embeddings meet attention
 """
 
-from embedlab.layers.attention import qk_scores
+from embedlab.layers.attention import SelfAttention, qk_scores
 from embedlab.layers.head import LMHead
 from embedlab.layers.patch import PatchEmbedding, ViTEmbedding
 from embedlab.layers.position import (
@@ -24,6 +24,7 @@ from embedlab.layers.segment import SegmentEmbedding
 from embedlab.layers.token import TokenEmbedding
 
 __all__ = [
+    "SelfAttention",
     "POSITIONS",
     "RECIPES",
     "EmbeddingConfig",

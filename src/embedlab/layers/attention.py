@@ -9,6 +9,9 @@ sum of d_k such products and has variance d_k, so unscaled scores spread wider a
 wider and softmax saturates onto one key. Dividing by √d_k brings the variance back to ~1.
 Embedding geometry feeds straight into this: long rows give large dot products, which is why
 the scale of the embedding table matters upstream.
+
+`SelfAttention` is the whole multi-head layer built on these two functions: values weighted by
+the softmax rows, the heads joined and projected back to D (what every BERT layer does).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import math
 
 import torch
+from torch import nn
 
 from embedlab.errors import InvalidValueError, check_int, describe
 
@@ -78,11 +82,50 @@ def attention_weights(scores: torch.Tensor, mask: torch.Tensor | None = None) ->
             shape = None
         if shape != scores.shape:
             raise InvalidValueError(
-                f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape "
-                f"{tuple(scores.shape)}"
+                f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape {tuple(scores.shape)}"
             )
         scores = scores.masked_fill(~mask, float("-inf"))
     return torch.softmax(scores, dim=-1)
+
+
+class SelfAttention(nn.Module):
+    """Multi-head self-attention: (B, T, D) [+ (B, T) bool key mask] -> (B, T, D), (B, H, T, T).
+
+    The four projections are `nn.Linear(D, D)` named as BERT names them (query, key, value and the
+    output `dense`); head h reads columns [h·D/H, (h+1)·D/H) of q, k and v. The scores come from
+    `qk_scores`, the weights from `attention_weights`; then each query's output is the weighted sum
+    of the value rows, the heads are concatenated and projected back to D. Dropout is left out:
+    this layer is for reading trained models, not for training them.
+
+    `mask` (B, T) is True for real tokens: padded keys get weight 0, so a padded batch gives
+    every real token the same output as the unpadded sentence alone.
+    """
+
+    def __init__(self, dim: int, n_heads: int, device=None, dtype=None) -> None:
+        super().__init__()
+        dim, n_heads = check_int("dim", dim, low=1), check_int("n_heads", n_heads, low=1)
+        if dim % n_heads:
+            raise InvalidValueError(f"dim {dim} is not divisible by n_heads {n_heads}")
+        kw = dict(device=device, dtype=dtype)
+        self.n_heads = n_heads
+        self.query, self.key, self.value = (nn.Linear(dim, dim, **kw) for _ in range(3))
+        self.dense = nn.Linear(dim, dim, **kw)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(B, T, D) [+ (B, T) bool] -> output (B, T, D) and attention weights (B, H, T, T)."""
+        q, k = self.query, self.key
+        # nn.Linear stores (out, in); qk_scores takes W in the Q = X W convention, hence the .T
+        scores = qk_scores(x, q.weight.T, k.weight.T, q.bias, k.bias, n_heads=self.n_heads)  # (B, H, T, T)
+        if mask is not None:
+            if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool or mask.shape != x.shape[:-1]:
+                raise InvalidValueError(
+                    f"mask must be a bool tensor of shape {tuple(x.shape[:-1])}; got {describe(mask)}"
+                )
+            mask = mask[:, None, None, :]  # (B, 1, 1, T): every head and every query sees the same keys
+        weights = attention_weights(scores, mask)  # (B, H, T, T)
+        v = _split_heads(self.value(x), self.n_heads)  # (B, H, T, D/H)
+        mixed = (weights @ v).transpose(-3, -2).flatten(-2)  # (B, T, H, D/H) -> (B, T, D)
+        return self.dense(mixed), weights
 
 
 def _check_projections(

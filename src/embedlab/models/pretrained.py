@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 from safetensors import safe_open
 from tokenizers import Tokenizer
+from torch import nn
 
 from embedlab.errors import InvalidValueError, MissingDataError, check_int
 from embedlab.layers.recipes import EmbeddingConfig, InputEmbedding
@@ -85,29 +86,71 @@ def load_input_embedding(folder: str | Path) -> InputEmbedding:
 
     Output equals transformers' `BertModel.embeddings` on the same ids (see the tests).
     """
+    module = InputEmbedding(bert_config(read_config(folder)))
+    return load_weights(module, folder, _BERT_NAMES).eval()
+
+
+def encoder_layer_names(layer: int) -> dict[str, tuple[str, ...]]:
+    """Our names for encoder layer `layer`'s parameters (models.encoder.EncoderLayer, without the
+    `layers.{layer}.` prefix) -> the checkpoint's names, newest spelling first.
+
+    >>> encoder_layer_names(0)["attention.query.weight"]
+    ('encoder.layer.0.attention.self.query.weight',)
+    """
+    p = f"encoder.layer.{layer}."
+    linears = {
+        "attention.query": "attention.self.query", "attention.key": "attention.self.key",
+        "attention.value": "attention.self.value", "attention.dense": "attention.output.dense",
+        "ffn_in": "intermediate.dense", "ffn_out": "output.dense",
+    }  # fmt: skip
+    norms = {"attention_norm": "attention.output.LayerNorm", "ffn_norm": "output.LayerNorm"}
+    names = {
+        f"{ours}.{kind}": (p + f"{theirs}.{kind}",) for ours, theirs in linears.items() for kind in ("weight", "bias")
+    }
+    for ours, theirs in norms.items():  # old TF-converted checkpoints spell LayerNorm's weights gamma and beta
+        names[f"{ours}.weight"] = (p + f"{theirs}.weight", p + f"{theirs}.gamma")
+        names[f"{ours}.bias"] = (p + f"{theirs}.bias", p + f"{theirs}.beta")
+    return names
+
+
+def encoder_names(n_layers: int) -> dict[str, tuple[str, ...]]:
+    """Every parameter of a models.encoder.Encoder (`embedding.*`, `layers.{i}.*`) -> the
+    checkpoint's names for it: what `load_weights` needs to fill the whole encoder."""
+    names = {f"embedding.{ours}": theirs for ours, theirs in _BERT_NAMES.items()}
+    for i in range(n_layers):
+        names.update({f"layers.{i}.{ours}": theirs for ours, theirs in encoder_layer_names(i).items()})
+    return names
+
+
+def load_weights(module: nn.Module, folder: str | Path, names: dict[str, tuple[str, ...]]) -> nn.Module:
+    """Fill every tensor of `module`'s state dict from the folder's safetensors and return it.
+
+    `names` maps each of our state-dict names to the checkpoint's names for it (without the
+    "bert." prefix of task models, which is found from the file); the first spelling present
+    wins. A missing tensor or a shape that disagrees with config.json is an error naming both.
+    """
     folder = Path(folder)
-    config = bert_config(read_config(folder))
     weights = folder / WEIGHTS
     if not weights.is_file():
         raise MissingDataError(f"no {WEIGHTS} in {folder} (only safetensors are read, never pickles)")
-    module = InputEmbedding(config)
+    expected = module.state_dict()
     state = {}
     with safe_open(weights, framework="pt") as f:
         keys = set(f.keys())
         prefix = _prefix(keys, weights)
-        for ours, names in _BERT_NAMES.items():
-            name = next((prefix + n for n in names if prefix + n in keys), None)
+        for ours, theirs in names.items():
+            name = next((prefix + n for n in theirs if prefix + n in keys), None)
             if name is None:
-                raise InvalidValueError(f"{weights} has no tensor {prefix + names[0]!r}")
-            state[ours] = f.get_tensor(name)
-    expected = module.state_dict()
-    for name, tensor in state.items():
-        if tensor.shape != expected[name].shape:
-            raise InvalidValueError(
-                f"{weights}: {name} has shape {tuple(tensor.shape)}, config.json implies {tuple(expected[name].shape)}"
-            )
-    module.load_state_dict(state)
-    return module.eval()
+                raise InvalidValueError(f"{weights} has no tensor {prefix + theirs[0]!r}")
+            tensor = f.get_tensor(name)
+            shape = tuple(expected[ours].shape)
+            if tuple(tensor.shape) != shape:
+                raise InvalidValueError(
+                    f"{weights}: {name} has shape {tuple(tensor.shape)}, config.json implies {shape}"
+                )
+            state[ours] = tensor
+    module.load_state_dict(state)  # strict: a parameter `names` forgot is a bug, and fails here
+    return module
 
 
 @dataclass(frozen=True)
