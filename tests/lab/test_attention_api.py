@@ -1,5 +1,5 @@
-"""The attention-bridge route through TestClient: equal to transformers' BertModel layer-0
-attention on the same ids, and bad input as 4xx JSON naming the limit."""
+"""The attention-bridge route through TestClient: equal to transformers' BertModel attention in
+the layer asked for, on the same ids, and bad input as 4xx JSON naming the limit."""
 
 from __future__ import annotations
 
@@ -11,14 +11,17 @@ import torch
 MATCH = 1e-5  # the issue's bar for max abs difference against transformers
 
 
-def test_head_is_bert_layer_0_attention(client, bert_oracle):
-    r = client.get("/api/attention", params={"text": "a dog chased the ball", "head": 7}).json()
+@pytest.mark.parametrize("layer", [0, 4])
+def test_head_is_bert_attention(client, bert_oracle, layer):
+    r = client.get("/api/attention", params={"text": "a dog chased the ball", "head": 7, "layer": layer}).json()
     assert r["pieces"] == ["[CLS]", "a", "dog", "chased", "the", "ball", "[SEP]"] and r["head"] == 7
+    assert r["layer"] == layer and r["n_layers"] == 6
     before = bert_oracle.config._attn_implementation
     bert_oracle.set_attn_implementation("eager")  # the implementation that returns its probabilities
     try:
         with torch.no_grad():
-            theirs = bert_oracle(input_ids=torch.tensor([r["ids"]]), output_attentions=True).attentions[0][0, 7]
+            out = bert_oracle(input_ids=torch.tensor([r["ids"]]), output_attentions=True)
+            theirs = out.attentions[layer][0, 7]
     finally:
         bert_oracle.set_attn_implementation(before)
     assert (torch.tensor(r["weights"]) - theirs).abs().max().item() <= MATCH
@@ -41,6 +44,8 @@ def test_another_head_or_sentence_changes_the_answer(client):
         ({"head": 12}, 400, "head must be between 0 and 11; got 12"),
         ({"head": 64}, 422, "head: Input should be less than or equal to 63"),
         ({"head": -1}, 422, "head: Input should be greater than or equal to 0"),
+        ({"layer": 6}, 400, "layer must be between 0 and 5; got 6"),
+        ({"layer": 64}, 422, "layer: Input should be less than or equal to 63"),
         ({"text": "x" * 301}, 422, "text: String should have at most 300 characters"),
         ({"text": "!" * 70}, 400, "the text is 72 tokens long; the limit is 64"),  # one piece each
         ({"text": "  "}, 400, "text must be a non-empty string"),

@@ -46,7 +46,7 @@ def test_attention_follows_head_and_sentence(open_sim):
     head0 = page.evaluate(f"{Z}.z")
     assert all(abs(sum(row) - 1) < 1e-5 for row in head0)  # softmax rows
     page.select_option("#att-head", "2")
-    page.wait_for_function("() => document.querySelector('#att-summary').innerText.startsWith('Head 2')")
+    page.wait_for_function("() => document.querySelector('#att-summary').innerText.startsWith('Layer 0, head 2')")
     assert page.evaluate(f"{Z}.z") != head0
     page.fill("#att-text", "a dog barked")
     page.dispatch_event("#att-text", "change")

@@ -8,8 +8,10 @@ import shutil
 import pytest
 import torch
 import torch.nn.functional as F
+from safetensors import safe_open
+from safetensors.torch import save_file
 
-from embedlab.errors import InvalidValueError
+from embedlab.errors import InvalidValueError, MissingDataError
 from embedlab.models.encoder import Encoder, EncoderConfig
 
 TEXTS = [
@@ -120,4 +122,33 @@ def test_config_and_errors(encoder, minilm_dir, tmp_path):
     (tmp_path / "model.safetensors").symlink_to(minilm_dir / "model.safetensors")
     shutil.copy(minilm_dir / "tokenizer.json", tmp_path / "tokenizer.json")
     with pytest.raises(InvalidValueError, match=r"has no tensor 'encoder.layer.6.attention.self.query.weight'"):
+        Encoder.load(tmp_path)
+
+
+@pytest.mark.parametrize("layer", [0, 5])
+def test_layer_weights_are_bert_models_own(encoder, bert_oracle, layer):
+    ours, hf = encoder.layers[layer], bert_oracle.encoder.layer[layer]
+    pairs = [
+        (ours.attention.query, hf.attention.self.query), (ours.attention.key, hf.attention.self.key),
+        (ours.attention.value, hf.attention.self.value), (ours.attention.dense, hf.attention.output.dense),
+        (ours.attention_norm, hf.attention.output.LayerNorm), (ours.ffn_in, hf.intermediate.dense),
+        (ours.ffn_out, hf.output.dense), (ours.ffn_norm, hf.output.LayerNorm),
+    ]  # fmt: skip
+    for a, b in pairs:
+        assert torch.equal(a.weight, b.weight) and torch.equal(a.bias, b.bias)
+
+
+def test_folders_that_lack_layers(minilm_dir, tmp_path):
+    config = json.loads((minilm_dir / "config.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps({**config, "num_attention_heads": 5}))
+    with pytest.raises(InvalidValueError, match="dim 384 is not divisible by n_heads 5"):
+        Encoder.load(tmp_path)
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    shutil.copy(minilm_dir / "tokenizer.json", tmp_path / "tokenizer.json")
+    with pytest.raises(MissingDataError, match="no model.safetensors"):
+        Encoder.load(tmp_path)
+    with safe_open(minilm_dir / "model.safetensors", framework="pt") as f:
+        embeddings_only = {k: f.get_tensor(k) for k in f.keys() if k.startswith("embeddings.")}
+    save_file(embeddings_only, tmp_path / "model.safetensors")
+    with pytest.raises(InvalidValueError, match="no tensor 'encoder.layer.0.attention.self.query.weight'"):
         Encoder.load(tmp_path)

@@ -12,7 +12,7 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 from embedlab.errors import InvalidValueError, MissingDataError
-from embedlab.models.pretrained import load_input_embedding, load_query_key, load_tokenizer
+from embedlab.models.pretrained import load_input_embedding, load_tokenizer
 from embedlab.tokenizer.fast import FastTokenizer
 
 MATCH = 1e-5  # the bar for max abs difference against transformers
@@ -108,31 +108,3 @@ def test_tokenizer_loading(tmp_path, minilm_dir):
     (tmp_path / "tokenizer.json").write_text('{"version": "1.0", "model": 7}')
     with pytest.raises(InvalidValueError, match="is not a valid tokenizer file"):
         load_tokenizer(tmp_path)
-
-
-@pytest.mark.parametrize("layer", [0, 5])
-def test_query_key_are_bert_models_own(minilm_dir, bert_oracle, layer):
-    qk = load_query_key(minilm_dir, layer)
-    hf = bert_oracle.encoder.layer[layer].attention.self
-    assert (qk.n_heads, qk.head_dim) == (hf.num_attention_heads, hf.attention_head_size) == (12, 32)
-    assert torch.equal(qk.w_q, hf.query.weight.T) and torch.equal(qk.b_q, hf.query.bias)
-    assert torch.equal(qk.w_k, hf.key.weight.T) and torch.equal(qk.b_k, hf.key.bias)
-    x = torch.randn(5, 384, generator=torch.Generator().manual_seed(layer))
-    with torch.no_grad():  # Q = X W_Q: the transposed weight gives what nn.Linear gives
-        torch.testing.assert_close(x @ qk.w_q + qk.b_q, hf.query(x), atol=MATCH, rtol=0)
-
-
-def test_query_key_errors(tmp_path, minilm_dir):
-    with pytest.raises(InvalidValueError, match="layer must be between 0 and 5; got 6"):
-        load_query_key(minilm_dir, 6)
-    _folder(tmp_path, minilm_dir, num_attention_heads=5)
-    with pytest.raises(InvalidValueError, match="hidden_size 384 is not divisible by num_attention_heads 5"):
-        load_query_key(tmp_path)
-    _folder(tmp_path, minilm_dir)
-    with pytest.raises(MissingDataError, match="no model.safetensors"):
-        load_query_key(tmp_path)
-    with safe_open(minilm_dir / "model.safetensors", framework="pt") as f:
-        embeddings_only = {k: f.get_tensor(k) for k in f.keys() if k.startswith("embeddings.")}
-    save_file(embeddings_only, tmp_path / "model.safetensors")
-    with pytest.raises(InvalidValueError, match="no tensor 'encoder.layer.0.attention.self.query.weight'"):
-        load_query_key(tmp_path)

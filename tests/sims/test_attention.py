@@ -1,5 +1,5 @@
-"""The attention bridge against transformers' BertModel: layer 0's attention probabilities on the
-same ids, the unscaled softmax, entropies, and the limits."""
+"""The attention bridge against transformers' BertModel: every layer's attention probabilities on
+the same ids, the unscaled softmax, entropies, and the limits."""
 
 from __future__ import annotations
 
@@ -31,13 +31,15 @@ def eager_oracle(bert_oracle):
 
 
 @pytest.mark.parametrize("text", SENTENCES)
-def test_scaled_softmax_is_bert_layer_0_attention(bridge, eager_oracle, text):
-    view = bridge.compare(text)
+def test_scaled_softmax_is_bert_attention_in_every_layer(bridge, eager_oracle, text):
     with torch.no_grad():
-        out = eager_oracle(input_ids=torch.tensor([view.ids]), output_attentions=True)
-    theirs = out.attentions[0][0]  # (H, T, T) of layer 0, batch item 0
-    assert view.weights.shape == theirs.shape == (12, len(view.ids), len(view.ids))
-    assert (view.weights - theirs).abs().max().item() <= MATCH
+        out = eager_oracle(input_ids=torch.tensor([bridge.compare(text).ids]), output_attentions=True)
+    for layer in range(6):
+        view = bridge.compare(text, layer=layer)
+        theirs = out.attentions[layer][0]  # (H, T, T) of this layer, batch item 0
+        assert view.layer == layer and view.n_layers == 6
+        assert view.weights.shape == theirs.shape == (12, len(view.ids), len(view.ids))
+        assert (view.weights - theirs).abs().max().item() <= MATCH, layer
     assert view.pieces[0] == "[CLS]" and view.pieces[-1] == "[SEP]"
 
 
@@ -74,3 +76,5 @@ def test_limits(bridge):
         bridge.compare(SENTENCES[0], max_tokens=8)
     with pytest.raises(InvalidValueError, match="non-empty"):
         bridge.compare("   ")
+    with pytest.raises(InvalidValueError, match="layer must be between 0 and 5; got 6"):
+        bridge.compare(SENTENCES[0], layer=6)

@@ -78,13 +78,13 @@ def test_pooling_of_a_word_of_several_pieces(model):
 
 
 def test_attention_rows_and_map(bank):
-    row = bank.attention(1, layer=6, head=11)
+    row = bank.attention(1, layer=5, head=11)
     assert len(row) == len(bank.batch.pieces[1])
     assert sum(row) == pytest.approx(1.0, abs=1e-5)
     expected = bank.output.attentions[5][1, 11, 8, : len(row)]
     torch.testing.assert_close(torch.tensor(row), expected)
     n = sum(len(p) for p in bank.batch.pieces)
-    assert len(bank.map) == 7 and all(frame.shape == (n, 2) for frame in bank.map)
+    assert len(bank.map) == 7 and all(xy.shape == (n, 2) for xy, _ in bank.map)
     data = bank.to_dict(layer=6)
     assert data["n_layers"] == 6 and data["n_heads"] == 12 and [v["layer"] for v in data["layers"]] == [6]
 
@@ -99,8 +99,8 @@ def test_errors(model):
     with pytest.raises(InvalidValueError, match="text 0 is 12 tokens long; the limit is 8"):
         model.compare([RIVER, MONEY], "bank", max_tokens=8)
     view = model.compare([RIVER, MONEY], "bank")
-    with pytest.raises(InvalidValueError, match="layer must be between 1 and 6; got 0"):
-        view.attention(0, layer=0, head=0)
+    with pytest.raises(InvalidValueError, match="layer must be between 0 and 5; got 6"):
+        view.attention(0, layer=6, head=0)
 
 
 def test_the_readme_table_is_what_the_code_measures(model):

@@ -9,7 +9,9 @@ TableDep         the served table named by ?table= (404 naming the served ones o
 DefaultTableDep  the same, MiniLM's table when ?table= is left out
 MiniLMDep        MiniLM's tokenizer and trained input embedding, shared by every page
 RecipeDep        the ?recipe= recipe with its pipeline (bert: MiniLM's own; the others fresh)
-BridgeDep        MiniLM's layer-0 attention bridge
+EncoderDep       MiniLM's whole encoder (every layer), shared by the attention and context pages
+BridgeDep        MiniLM's attention bridge, any layer and head
+ContextDep       MiniLM's encoder with its static token table, for the static vs contextual page
 LadderDep        the ?corpus= corpus's subword vocabularies, trained on first use
 SubwordFolderDep where the subword vocabularies are kept
 LiveRunDep       the app's one live training run
@@ -25,12 +27,13 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 
 from embedlab.data.corpora import CORPORA, open_corpus
-from embedlab.data.models import MODELS, model_dir
+from embedlab.data.models import MODELS
 from embedlab.errors import FileFormatError, MissingDataError, unknown_name
 from embedlab.lab.app import Lab
+from embedlab.models.encoder import Encoder
 from embedlab.models.pipeline import Pipeline
-from embedlab.models.pretrained import load_query_key
 from embedlab.sims.attention import AttentionBridge
+from embedlab.sims.context import ContextModel
 from embedlab.sims.gradients import read_update_counts
 from embedlab.sims.recipe import MODEL, PRETRAINED, RECIPE_NAMES, Recipe, fresh_pipeline
 from embedlab.sims.subwords import VocabularyLadder
@@ -84,11 +87,25 @@ def get_recipe(lab: LabDep, recipe: RecipeName = PRETRAINED) -> Recipe:
 RecipeDep = Annotated[Recipe, Depends(get_recipe)]
 
 
-def get_bridge(lab: LabDep, minilm: MiniLMDep) -> AttentionBridge:
-    return lab.service(f"attention:{MODEL}", lambda: AttentionBridge(minilm, load_query_key(model_dir(MODEL))))
+def get_encoder(lab: LabDep) -> Encoder:
+    return lab.service(f"encoder:{MODEL}", partial(Encoder.load, MODEL))
+
+
+EncoderDep = Annotated[Encoder, Depends(get_encoder)]
+
+
+def get_bridge(lab: LabDep, encoder: EncoderDep) -> AttentionBridge:
+    return lab.service(f"attention:{MODEL}", partial(AttentionBridge, encoder))
 
 
 BridgeDep = Annotated[AttentionBridge, Depends(get_bridge)]
+
+
+def get_context(lab: LabDep, encoder: EncoderDep) -> ContextModel:
+    return lab.service(f"context:{MODEL}", partial(ContextModel, encoder))
+
+
+ContextDep = Annotated[ContextModel, Depends(get_context)]
 
 
 def get_subword_folder(lab: LabDep) -> Path:

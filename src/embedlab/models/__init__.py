@@ -9,6 +9,6 @@ lm.py          TinyLM: a GPT-2-shaped causal language model, tied or untied head
 from embedlab.models.encoder import Encoder, EncoderOutput
 from embedlab.models.lm import LMConfig, TinyLM
 from embedlab.models.pipeline import Pipeline
-from embedlab.models.pretrained import load_input_embedding, load_query_key
+from embedlab.models.pretrained import load_input_embedding
 
-__all__ = ["Encoder", "EncoderOutput", "LMConfig", "Pipeline", "TinyLM", "load_input_embedding", "load_query_key"]
+__all__ = ["Encoder", "EncoderOutput", "LMConfig", "Pipeline", "TinyLM", "load_input_embedding"]

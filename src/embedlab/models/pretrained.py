@@ -9,24 +9,26 @@ import. BERT-family checkpoints store the input embedding as
     [prefix]embeddings.LayerNorm.{weight,bias}       (D,)          -> norm
 
 where the prefix is "" for a bare BertModel and "bert." for task models (BertForMaskedLM, ...).
-The first attention layer, where those embeddings are compared, stores its projections as
+and encoder layer i as
 
-    [prefix]encoder.layer.{i}.attention.self.{query,key}.weight   (D, D) nn.Linear: (out, in)
-    [prefix]encoder.layer.{i}.attention.self.{query,key}.bias     (D,)
+    [prefix]encoder.layer.{i}.attention.self.{query,key,value}.{weight,bias}   (D, D) nn.Linear: (out, in)
+    [prefix]encoder.layer.{i}.attention.output.{dense,LayerNorm}.{weight,bias}
+    [prefix]encoder.layer.{i}.{intermediate,output}.dense.{weight,bias}        D -> 4D -> D
+    [prefix]encoder.layer.{i}.output.LayerNorm.{weight,bias}
+
+(`encoder_names` maps all of them onto models.encoder.Encoder's own names).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
-import torch
 from safetensors import safe_open
 from tokenizers import Tokenizer
 from torch import nn
 
-from embedlab.errors import InvalidValueError, MissingDataError, check_int
+from embedlab.errors import InvalidValueError, MissingDataError
 from embedlab.layers.recipes import EmbeddingConfig, InputEmbedding
 from embedlab.tokenizer.fast import FastTokenizer
 
@@ -151,68 +153,6 @@ def load_weights(module: nn.Module, folder: str | Path, names: dict[str, tuple[s
             state[ours] = tensor
     module.load_state_dict(state)  # strict: a parameter `names` forgot is a bug, and fails here
     return module
-
-
-@dataclass(frozen=True)
-class QueryKey:
-    """One layer's query and key projections in the Q = X W_Q convention of layers/attention.py.
-
-    w_q, w_k: (D, D), the checkpoint's nn.Linear weights transposed; b_q, b_k: (D,); the D output
-    columns split into n_heads heads of head_dim = D / n_heads columns each.
-    """
-
-    w_q: torch.Tensor
-    b_q: torch.Tensor
-    w_k: torch.Tensor
-    b_k: torch.Tensor
-    n_heads: int
-
-    @property
-    def head_dim(self) -> int:
-        return self.w_q.shape[1] // self.n_heads
-
-
-def load_query_key(folder: str | Path, layer: int = 0) -> QueryKey:
-    """A BERT-family folder -> the query and key projections of encoder layer `layer`.
-
-    Pass them to `qk_scores(x, qk.w_q, qk.w_k, qk.b_q, qk.b_k, n_heads=qk.n_heads)`.
-    """
-    folder = Path(folder)
-    config = read_config(folder)
-    bert_config(config)  # the same model types and fields as the input embedding
-    try:
-        dim, n_heads, n_layers = config["hidden_size"], config["num_attention_heads"], config["num_hidden_layers"]
-    except KeyError as err:
-        raise InvalidValueError(f"config.json lacks the field {err.args[0]!r}") from None
-    layer = check_int("layer", layer, low=0, high=n_layers - 1)
-    if dim % n_heads:
-        raise InvalidValueError(f"hidden_size {dim} is not divisible by num_attention_heads {n_heads}")
-    weights = folder / WEIGHTS
-    if not weights.is_file():
-        raise MissingDataError(f"no {WEIGHTS} in {folder} (only safetensors are read, never pickles)")
-    tensors = {}
-    with safe_open(weights, framework="pt") as f:
-        keys = set(f.keys())
-        prefix = _prefix(keys, weights)
-        for part in ("query", "key"):
-            for kind, shape in (("weight", (dim, dim)), ("bias", (dim,))):
-                name = f"{prefix}encoder.layer.{layer}.attention.self.{part}.{kind}"
-                if name not in keys:
-                    raise InvalidValueError(f"{weights} has no tensor {name!r}")
-                tensor = f.get_tensor(name)
-                if tuple(tensor.shape) != shape:
-                    raise InvalidValueError(
-                        f"{weights}: {name} has shape {tuple(tensor.shape)}, config.json implies {shape}"
-                    )
-                tensors[part, kind] = tensor
-    # nn.Linear keeps (out, in); Q = X W_Q wants (in, out), hence the transposes.
-    return QueryKey(
-        w_q=tensors["query", "weight"].T.contiguous(),
-        b_q=tensors["query", "bias"],
-        w_k=tensors["key", "weight"].T.contiguous(),
-        b_k=tensors["key", "bias"],
-        n_heads=n_heads,
-    )
 
 
 def load_tokenizer(folder: str | Path) -> Tokenizer:

@@ -1,16 +1,18 @@
-"""The attention bridge: a real model's input embeddings compared by its first attention layer.
+"""The attention bridge: a real model's rows compared by one of its attention layers, head by head.
 
     bridge = AttentionBridge.load("minilm")
-    view = bridge.compare("the cat sat on the mat")
-    view.scores        (H, T, T) q·k/√d_k from layer 0's query and key projections
+    view = bridge.compare("the cat sat on the mat")           # layer 0; layer=1…5 for the others
+    view.scores        (H, T, T) q·k/√d_k from the layer's query and key projections
     view.raw_scores    (H, T, T) the same dot products without the division
     view.weights       (H, T, T) softmax rows of the scaled scores (what BERT uses)
     view.raw_weights   (H, T, T) softmax rows of the unscaled ones
     view.entropy(view.weights)   (H, T) how spread each query's attention is, in nats
 
-X is the input embedding's output (token + position + segment rows, then LayerNorm), exactly
-what BERT feeds its layer 0. Without the √d_k division the scores spread √d_k times wider
-(√32 ≈ 5.7 for MiniLM's heads) and most softmax rows collapse onto a single key.
+Layer 0 compares the input embedding's output X (token + position + segment rows, then
+LayerNorm): the embeddings themselves. Layer i > 0 compares the rows layer i - 1 made, which
+already hold some of the sentence (models.encoder runs the layers before it). Without the √d_k
+division the scores spread √d_k times wider (√32 ≈ 5.7 for MiniLM's heads) and most softmax rows
+collapse onto a single key.
 """
 
 from __future__ import annotations
@@ -21,18 +23,18 @@ from pathlib import Path
 
 import torch
 
-from embedlab.data.models import resolve_model
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.layers.attention import attention_weights, qk_scores
-from embedlab.models.pipeline import Pipeline
-from embedlab.models.pretrained import QueryKey, load_query_key
+from embedlab.models.encoder import Encoder
 
 
 @dataclass(frozen=True)
 class BridgeView:
-    """One text through layer 0's scores; every tensor is (H, T, T), the batch dimension dropped."""
+    """One text through one layer's scores; every tensor is (H, T, T), the batch dimension dropped."""
 
     text: str
+    layer: int  # the encoder layer whose projections scored the rows (0: the input embeddings)
+    n_layers: int
     pieces: list[str]
     ids: list[int]
     head_dim: int  # d_k of one head
@@ -59,6 +61,8 @@ class BridgeView:
         top, raw_top = self.weights.amax(-1), self.raw_weights.amax(-1)  # (H, T)
         return {
             "text": self.text,
+            "layer": self.layer,
+            "n_layers": self.n_layers,
             "pieces": self.pieces,
             "ids": self.ids,
             "n_heads": self.n_heads,
@@ -84,40 +88,45 @@ class BridgeView:
 
 
 class AttentionBridge:
-    """A model's tokenizer and input embedding (a Pipeline) with one layer's q/k projections."""
+    """A model's whole encoder, read one attention layer at a time."""
 
-    def __init__(self, pipeline: Pipeline, query_key: QueryKey) -> None:
-        dim = pipeline.embedding.config.dim
-        if query_key.w_q.shape[0] != dim:
-            raise InvalidValueError(
-                f"the projections take rows of width {query_key.w_q.shape[0]}; the embedding makes {dim}"
-            )
-        self.pipeline = pipeline
-        self.query_key = query_key
+    def __init__(self, encoder: Encoder) -> None:
+        self.encoder = encoder
 
     @classmethod
-    def load(cls, name_or_path: str | Path, layer: int = 0) -> AttentionBridge:
-        """A built-in model name ("minilm") or a BERT-family folder; `layer` picks the encoder layer
-        whose projections are used (only layer 0 sees the input embeddings themselves)."""
-        folder = resolve_model(name_or_path)
-        return cls(Pipeline.load(folder), load_query_key(folder, layer))
+    def load(cls, name_or_path: str | Path) -> AttentionBridge:
+        """A built-in model name ("minilm") or a BERT-family folder."""
+        return cls(Encoder.load(name_or_path))
+
+    @property
+    def n_layers(self) -> int:
+        return self.encoder.config.n_layers
 
     @torch.no_grad()
-    def compare(self, text: str, max_tokens: int | None = None) -> BridgeView:
-        """Tokenize `text` (at most `max_tokens` pieces, [CLS] and [SEP] included), embed it, and
-        score every query piece against every key piece in each head."""
-        walk = self.pipeline.walk(text)
-        if max_tokens is not None and len(walk.ids) > max_tokens:
-            raise InvalidValueError(f"the text is {len(walk.ids)} tokens long; the limit is {max_tokens}")
-        x = walk.rows()["output"]  # (T, D): after LayerNorm, as BERT's layer 0 receives it
-        qk = self.query_key
-        raw = qk_scores(x, qk.w_q, qk.w_k, qk.b_q, qk.b_k, scale=False, n_heads=qk.n_heads)  # (H, T, T)
-        scores = qk_scores(x, qk.w_q, qk.w_k, qk.b_q, qk.b_k, n_heads=qk.n_heads)  # (H, T, T)
+    def compare(self, text: str, layer: int = 0, max_tokens: int | None = None) -> BridgeView:
+        """Tokenize `text` (at most `max_tokens` pieces, [CLS] and [SEP] included), run it up to
+        encoder layer `layer`, and score every query piece against every key piece in each head."""
+        layer = check_int("layer", layer, low=0, high=self.n_layers - 1)
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidValueError("text must be a non-empty string")
+        batch = self.encoder.tokenize([text])
+        T = batch.ids.shape[1]
+        if max_tokens is not None and T > max_tokens:
+            raise InvalidValueError(f"the text is {T} tokens long; the limit is {max_tokens}")
+        x = self.encoder(batch.ids, batch.mask, batch.segment_ids).hidden_states[layer][0]  # (T, D): the layer's input
+        attention = self.encoder.layers[layer].attention
+        # nn.Linear stores (out, in); qk_scores takes W in the Q = X W convention, hence the .T
+        q, k = attention.query, attention.key
+        args = (x, q.weight.T, k.weight.T, q.bias, k.bias)
+        raw = qk_scores(*args, scale=False, n_heads=attention.n_heads)  # (H, T, T)
+        scores = qk_scores(*args, n_heads=attention.n_heads)  # (H, T, T)
         return BridgeView(
             text=text,
-            pieces=walk.pieces,
-            ids=walk.ids,
-            head_dim=qk.head_dim,
+            layer=layer,
+            n_layers=self.n_layers,
+            pieces=batch.pieces[0],
+            ids=batch.ids[0].tolist(),
+            head_dim=x.shape[-1] // attention.n_heads,
             scores=scores,
             raw_scores=raw,
             weights=attention_weights(scores),

@@ -6,7 +6,8 @@ through every layer of a real encoder.
     view.layers[0].cosines      (n, n) cosine between the occurrences at the input embedding
     view.layers[6].cosines      the same after the last layer: the two "bank"s have drifted apart
     view.layers[6].nearest[0]   the static token rows closest to occurrence 0's layer-6 vector
-    view.attention(0, layer=2, head=5)   (T,) what occurrence 0's first piece attends to there
+    view.attention(0, layer=2, head=5)   (T,) what occurrence 0's first piece attends to in encoder
+                                         layer 2 (which reads states 2 and makes states 3)
 
 At layer 0 every occurrence is the same token row plus a position (and segment) row, so the
 occurrences differ only by where they stand; each layer then mixes in the rest of the sentence.
@@ -94,24 +95,36 @@ class ContextView:
 
     def attention(self, occurrence: int, layer: int, head: int) -> list[float]:
         """(T,) the weights occurrence `occurrence`'s first piece gives every piece of its sentence
-        in encoder layer `layer` (1-based, as the states: layer 1 is the first encoder layer)."""
+        in encoder layer `layer` (0-based: layer 0 reads the input embedding and makes states 1)."""
         occurrence = check_int("occurrence", occurrence, low=0, high=len(self.occurrences) - 1)
-        layer = check_int("layer", layer, low=1, high=len(self.output.attentions))
+        layer = check_int("layer", layer, low=0, high=len(self.output.attentions) - 1)
         head = check_int("head", head, low=0, high=self.n_heads - 1)
         at = self.occurrences[occurrence]
         n = len(self.batch.pieces[at.text])
-        return self.output.attentions[layer - 1][at.text, head, at.start, :n].tolist()
+        return self.output.attentions[layer][at.text, head, at.start, :n].tolist()
 
     @cached_property
-    def map(self) -> list[np.ndarray]:
+    def map(self) -> list[tuple[np.ndarray, tuple[float, float]]]:
         """Per layer, (N, 2) coordinates of every real token of every sentence (sentence order, then
-        piece order), aligned layer to layer."""
+        piece order), aligned layer to layer, with the two axes' shares of the variance."""
         frames, previous = [], None
         for states in self.output.hidden_states:
             rows = states[self.output.mask].numpy()  # (N, D): the real tokens, padding dropped
-            previous, _ = project_frame(rows, previous)
-            frames.append(previous)
+            previous, variance = project_frame(rows, previous)
+            frames.append((previous, variance))
         return frames
+
+    def map_dict(self) -> dict:
+        """JSON-ready map: which token each point is, and each layer's coordinates."""
+        tokens = [{"text": i, "index": j, "piece": piece}
+                  for i, pieces in enumerate(self.batch.pieces) for j, piece in enumerate(pieces)]  # fmt: skip
+        return {"tokens": tokens, "frames": [xy.tolist() for xy, _ in self.map],
+                "variance": [list(variance) for _, variance in self.map]}  # fmt: skip
+
+    def attention_dict(self, layer: int, head: int) -> dict:
+        """JSON-ready: every occurrence's attention row in encoder layer `layer`, head `head`."""
+        rows = [self.attention(i, layer, head) for i in range(len(self.occurrences))]
+        return {"layer": layer, "head": head, "rows": rows}
 
     def to_dict(self, layer: int | None = None, vectors: bool = False) -> dict:
         """JSON-ready: the texts' pieces, the occurrences and every layer (or only `layer`)."""

@@ -13,6 +13,7 @@ from embedlab.data.themes import COLOURS, OTHER, THEMES
 from embedlab.lab.deps import LabDep
 from embedlab.lab.routes import (
     attention,
+    context,
     geometry,
     gradients,
     lookup,
@@ -31,7 +32,8 @@ router = APIRouter(prefix="/api", tags=["lab"])
 
 # page name -> its route module, in the nav's order
 PAGES = {module.__name__.rsplit(".", 1)[-1]: module for module in
-         (lookup, size, recipe, patches, tying, scale, training, subwords, geometry, gradients, attention)}  # fmt: skip
+         (lookup, size, recipe, patches, tying, scale, training, subwords, geometry, gradients, attention,
+          context)}  # fmt: skip
 
 
 @router.get("/tables", response_model=TableList)

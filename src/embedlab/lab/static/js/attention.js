@@ -1,6 +1,6 @@
-// Attention bridge: MiniLM's input embeddings through its first layer's query and key projections,
-// softmax rows with and without the division by √d_k, head by head.
-import { el, field, fixed } from "./dom.js";
+// Attention bridge: MiniLM's rows through one layer's query and key projections (layer 0: the input
+// embeddings themselves), softmax rows with and without the division by √d_k, head by head.
+import { el, field, fixed, numbered } from "./dom.js";
 import { config, get, latest } from "./http.js";
 import { colour, grouped, plot } from "./plot.js";
 
@@ -11,8 +11,7 @@ export async function render(root) {
   const { limits } = await config();
   const page = build(root, limits.attention);
   const update = latest(() => load(page), (r) => draw(page, r), page.error);
-  page.text.addEventListener("change", update);
-  page.head.addEventListener("change", update);
+  for (const input of [page.text, page.layer, page.head]) input.addEventListener("change", update);
   await update();
 }
 
@@ -20,6 +19,7 @@ function build(root, limits) {
   const page = {
     text: el("input", { id: "att-text", value: "the cat sat on the mat because it was tired", size: 48,
       maxlength: limits.text }),
+    layer: el("select", { id: "att-layer" }),
     head: el("select", { id: "att-head" }),
     error: el("div", { id: "att-error" }),
     summary: el("p", { id: "att-summary", class: "stat" }),
@@ -34,22 +34,23 @@ function build(root, limits) {
       "input embedding (token, position and segment rows, then LayerNorm); the first layer's query and key " +
       "weights project each row, and every query is scored against every key by a dot product in each of the " +
       "12 heads. Dividing the scores by √d_k keeps their spread independent of the head width; without it the " +
-      "softmax rows pile onto one key."),
-    el("div", { class: "controls" }, field("sentence", page.text), field("head", page.head)),
+      "softmax rows pile onto one key. Layers after the first compare the rows the layer before made, which " +
+      "already carry some of the sentence (see Static vs contextual)."),
+    el("div", { class: "controls" }, field("sentence", page.text), field("layer", page.layer),
+      field("head", page.head)),
     page.error, page.summary, el("div", { class: "grid2" }, page.scaled, page.raw),
     el("div", { class: "grid2" }, page.rows, page.heads));
   return page;
 }
 
-const load = (page) => get("/api/attention", { text: page.text.value, head: page.head.value || 0 });
+const load = (page) => get("/api/attention", { text: page.text.value, layer: page.layer.value || 0,
+  head: page.head.value || 0 });
 
 async function draw(page, r) {
-  if (page.head.options.length !== r.n_heads) {
-    page.head.replaceChildren(...Array.from({ length: r.n_heads }, (_, h) => el("option", { value: h }, `head ${h}`)));
-    page.head.value = r.head;
-  }
+  numbered(page.layer, r.n_layers, "layer");
+  numbered(page.head, r.n_heads, "head");
   const labels = r.pieces.map((p, i) => `${i} ${p}`); // unique: a repeated piece is still its own row
-  page.summary.textContent = `Head ${r.head}: d_k = ${r.head_dim}, √d_k = ${fixed(r.scale)}. Scores span ` +
+  page.summary.textContent = `Layer ${r.layer}, head ${r.head}: d_k = ${r.head_dim}, √d_k = ${fixed(r.scale)}. Scores span ` +
     `${fixed(spread(r.scores))} scaled and ${fixed(spread(r.raw_scores))} unscaled. Mean row entropy ` +
     `${fixed(mean(r.entropy))} nats scaled vs ${fixed(mean(r.raw_entropy))} unscaled (uniform over ` +
     `${r.pieces.length} keys: ${fixed(r.uniform_entropy)}); mean largest weight ${fixed(mean(r.max_weight))} vs ` +

@@ -18,6 +18,15 @@ export function select(id, values, value = values[0], label = String) {
   return node;
 }
 
+// Fill `node` (a <select>) with choices "name 0" … "name n-1" once an answer says how many there
+// are; the choice made before stays when it still exists.
+export function numbered(node, n, name) {
+  if (node.options.length === n) return;
+  const before = node.value;
+  node.replaceChildren(...Array.from({ length: n }, (_, i) => el("option", { value: i }, `${name} ${i}`)));
+  node.value = before !== "" && Number(before) < n ? before : "0";
+}
+
 // A number input bounded by a [low, high] pair from the API.
 export const number = (id, [min, max], value, attrs = {}) =>
   el("input", { id, type: "number", min, max, value, ...attrs });
