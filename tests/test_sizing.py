@@ -18,6 +18,7 @@ from embedlab.sizing import (
     EmbeddingLayout,
     SizeReport,
     count,
+    gpt2_params,
     preset,
 )
 
@@ -103,6 +104,38 @@ def test_vit_b32_tables():
     assert r.position_params == 50 * 768
 
 
+def test_gpt2_small_whole_model_is_124m():
+    total = gpt2_params(preset("gpt2"), n_layers=12)
+    assert total == 39_383_808 + 12 * 7_087_872 + 1_536 == 124_439_808
+    # Llama 2 7B's token table alone (131,072,000) is bigger than all of GPT-2 small
+    assert count(preset("llama-2-7b")).token_params > total
+    assert round(count(preset("gpt2")).token_params / total, 3) == 0.310
+
+
+@pytest.mark.parametrize(
+    ("fields", "n_layers"),
+    [(dict(n_layer=12), 12), (dict(vocab_size=101, n_positions=16, n_embd=24, n_layer=3, n_head=4), 3)],
+)
+def test_gpt2_params_equal_transformers(fields, n_layers):
+    # Oracle: transformers' own GPT-2 built on the meta device (shapes only, no memory); a tied
+    # head is one Parameter, so parameters() counts it once, as gpt2_params does.
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    config = GPT2Config(**fields)
+    with torch.device("meta"):
+        model = GPT2LMHeadModel(config)
+    layout = text(config.vocab_size, config.n_embd, positions="learned", max_len=config.n_positions)
+    assert gpt2_params(layout, n_layers) == sum(p.numel() for p in model.parameters())
+
+
+def test_gpt2_params_bad_arguments():
+    with pytest.raises(InvalidValueError, match="n_layers must be >= 0; got -1"):
+        gpt2_params(preset("gpt2"), -1)
+    with pytest.raises(InvalidValueError, match="needs a text layout; got an image layout"):
+        gpt2_params(preset("vit-b-16"), 12)
+
+
 # --- every preset against its config values ------------------------------------------------
 
 PRESET_TOTALS = {
@@ -111,6 +144,8 @@ PRESET_TOTALS = {
     "t5-base": 32128 * 768,  # relative bias lives in attention
     "llama-2-7b": 2 * 32000 * 4096,  # untied
     "llama-3-8b": 2 * 128256 * 4096,  # untied
+    "llama-3.2-1b": 128256 * 2048,  # tied: the same vocabulary as Llama 3 8B
+    "llama-3.2-3b": 128256 * 3072,  # tied
     "mistral-7b": 2 * 32000 * 4096,  # untied
     "gemma-2b": 256000 * 2048,  # tied
     "vit-b-16": (3 * 16 * 16 * 768 + 768) + (14 * 14 + 1) * 768 + 768,

@@ -17,7 +17,8 @@ Worked example, BERT-base (V 30,522, D 768, 512 learned positions, 2 segments, t
     of which the token table is 98.3%; in fp32 that is 95,342,592 bytes ≈ 90.9 MiB.
 
 Memory is parameters × bytes per parameter: a property of the weights alone, independent of
-batch size and sequence length.
+batch size and sequence length. `gpt2_params` adds the transformer blocks of a GPT-2-shaped
+model, so that a table can be read as a share of the whole model.
 """
 
 from __future__ import annotations
@@ -248,6 +249,11 @@ PRESETS: dict[str, EmbeddingLayout] = {
     "llama-2-7b": EmbeddingLayout(vocab_size=32000, dim=4096, positions="rotary", tied=False),
     # Meta-Llama-3-8B: vocab_size 128256, hidden_size 4096, RoPE, tie_word_embeddings false
     "llama-3-8b": EmbeddingLayout(vocab_size=128256, dim=4096, positions="rotary", tied=False),
+    # Llama-3.2-1B: vocab_size 128256, hidden_size 2048, RoPE, 8 key/value heads (grouped-query
+    # attention, as in Llama 3 8B), tie_word_embeddings true: the same vocabulary, tied
+    "llama-3.2-1b": EmbeddingLayout(vocab_size=128256, dim=2048, positions="rotary"),
+    # Llama-3.2-3B: vocab_size 128256, hidden_size 3072, RoPE, 8 key/value heads, tie_word_embeddings true
+    "llama-3.2-3b": EmbeddingLayout(vocab_size=128256, dim=3072, positions="rotary"),
     # Mistral-7B-v0.1: vocab_size 32000, hidden_size 4096, RoPE, tie_word_embeddings false
     "mistral-7b": EmbeddingLayout(vocab_size=32000, dim=4096, positions="rotary", tied=False),
     # gemma-2b: vocab_size 256000, hidden_size 2048, RoPE, tie_word_embeddings true
@@ -264,3 +270,29 @@ def preset(name: str) -> EmbeddingLayout:
     if name not in PRESETS:
         raise unknown_name("preset", name, list(PRESETS))
     return PRESETS[name]
+
+
+def gpt2_params(layout: EmbeddingLayout, n_layers: int) -> int:
+    """Every parameter of a GPT-2-shaped decoder: `layout`'s tables, `n_layers` blocks, a final LayerNorm.
+
+    Set against the whole model, the embedding part's size means something ("GPT-2 small's token
+    table is 31% of it"). One block of width D holds 12·D² + 13·D parameters:
+
+        attention  q, k, v: D·3D + 3D;  output: D·D + D       4·D² + 4·D
+        MLP        D -> 4D -> D, each with a bias            8·D² + 5·D
+        LayerNorm  two, each a scale and a shift             4·D
+
+    GPT-2 small (12 blocks, D 768): 39,383,808 (tables) + 12 · 7,087,872 + 2 · 768 = 124,439,808,
+    the "124M" of its name:
+
+    >>> gpt2_params(preset("gpt2"), n_layers=12)
+    124439808
+    """
+    n_layers = check_int("n_layers", n_layers, low=0)
+    if layout.is_image:
+        raise InvalidValueError(
+            f"a GPT-2 decoder needs a text layout; got an image layout (patch_size {layout.patch_size})"
+        )
+    D = layout.dim
+    block = 12 * D * D + 13 * D
+    return count(layout).total_params + n_layers * block + 2 * D  # 2·D: the final LayerNorm
