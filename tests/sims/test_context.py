@@ -118,5 +118,7 @@ def test_the_readme_table_is_what_the_code_measures(model):
         'water: "a glass of cold water" · "the water in the lake"': [v.cosines[0][1] for v in water.layers],
     }
     assert rows.keys() == measured.keys()
+    # and its prose: the nearest static row of every occurrence stays "bank" at every layer
+    assert all(close[0][0] == "bank" for view in bank.layers for close in view.nearest)
     for name, figures in measured.items():
         assert rows[name] == pytest.approx(figures, abs=6e-4), name
