@@ -1,6 +1,5 @@
 """The live run (`embedlab.sims.training`): real runs on a small corpus in a background thread, stopped by
-request or by a word limit, one at a time, failures as status; and the frame projection, checked
-against scipy's orthogonal Procrustes and against exact rotations of a frame."""
+request or by a word limit, one at a time, failures as status."""
 
 from __future__ import annotations
 
@@ -12,23 +11,18 @@ import time
 import numpy as np
 import pytest
 from safetensors.numpy import load_file
-from scipy.linalg import orthogonal_procrustes
 
 from embedlab.data.corpora import GCIDE_PATH
 from embedlab.errors import InvalidValueError, UnknownNameError
 from embedlab.sims.training import (
     LiveRun,
     RunBusyError,
-    align_2d,
-    project_frame,
 )
 from embedlab.train.config import RunConfig
 from embedlab.train.run import DEFAULT_WATCH
 from embedlab.vectors import Vectors
-from embedlab.vectors.analysis import random_orthogonal
 
 WAIT = 60  # seconds a small run may take on a busy 2-core machine (about 1 s when idle)
-SAME = 1e-9  # float64 coordinates of the same picture reached by different routes
 
 
 def small(**settings) -> RunConfig:
@@ -160,46 +154,3 @@ def test_close_stops_a_running_run(live):
 
 def test_by_default_it_trains_on_the_installed_built_ins(tmp_path):
     assert set(LiveRun(tmp_path).corpora) == {"enwiki-sample"} | ({"gcide"} if GCIDE_PATH.is_file() else set())
-
-
-# ----- the projection ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_align_2d_is_orthogonal_procrustes(seed):
-    rng = np.random.default_rng(seed)
-    points, reference = rng.normal(size=(30, 2)), rng.normal(size=(30, 2))
-    turn, _ = orthogonal_procrustes(points, reference)
-    np.testing.assert_allclose(align_2d(points, reference), points @ turn, atol=SAME)
-
-
-@pytest.mark.parametrize(
-    "change", [np.diag([-1.0, 1.0]), np.diag([1.0, -1.0]), -np.eye(2), np.array([[0.0, 1.0], [1.0, 0.0]])]
-)
-def test_align_2d_undoes_a_flip_or_an_axis_swap(change):
-    points = np.random.default_rng(0).normal(size=(30, 2))
-    np.testing.assert_allclose(align_2d(points @ change, points), points, atol=SAME)
-
-
-@pytest.mark.parametrize("dim", [2, 8, 100])
-def test_a_rotated_frame_maps_to_the_same_picture(dim):
-    rows = np.random.default_rng(dim).normal(size=(30, dim)) * np.linspace(3, 1, dim)  # distinct variances
-    first, variance = project_frame(rows)
-    for seed in range(4):  # a few rotations, some of them mirror the PCA axes
-        rotated = rows @ random_orthogonal(dim, seed).numpy()
-        again, again_variance = project_frame(rotated, previous=first)
-        np.testing.assert_allclose(again, first, atol=1e-8)
-        assert again_variance == pytest.approx(variance, rel=1e-9)
-
-
-def test_signs_do_not_flip_along_a_slow_run():
-    rng = np.random.default_rng(7)
-    rows = rng.normal(size=(30, 8))
-    previous, _ = project_frame(rows)
-    for _ in range(50):  # small steps: each picture must stay near the one before
-        rows = rows + 0.02 * rng.normal(size=rows.shape)
-        current, _ = project_frame(rows, previous)
-        unaligned, _ = project_frame(rows)
-        assert np.abs(current - previous).max() < 0.5 < np.abs(current + previous).max()
-        np.testing.assert_allclose(np.linalg.norm(current, axis=1), np.linalg.norm(unaligned, axis=1), atol=SAME)
-        previous = current

@@ -9,15 +9,19 @@ import math
 import numpy as np
 import pytest
 import torch
+from scipy.linalg import orthogonal_procrustes
 
 from embedlab.errors import InvalidValueError
 from embedlab.vectors import Vectors
 from embedlab.vectors.analysis import (
+    align_2d,
     anisotropy,
     dot_decomposition,
     norms_by_frequency,
     pair_geometry,
     project_2d,
+    project_frame,
+    random_orthogonal,
     rotation_check,
     unit_distance_identity,
 )
@@ -25,6 +29,7 @@ from embedlab.vectors.frequency import BANDS
 
 FLOAT32_ROUNDING = 1e-5  # a cosine, dot or norm of 384 float32 terms, computed two ways
 EXACT = 1e-12  # float64 arithmetic on a handful of terms
+SAME = 1e-9  # float64 coordinates of the same picture reached by different routes
 MEAN_COSINE_NOISE = 0.02  # 10 000 pairs of isotropic 64-d rows: std of the mean cosine is 1/8/100
 
 
@@ -276,3 +281,46 @@ def test_umap_keeps_two_clusters_apart():
     gap = np.linalg.norm(a.mean(axis=0) - b.mean(axis=0))
     spread = max(np.linalg.norm(a - a.mean(axis=0), axis=1).max(), np.linalg.norm(b - b.mean(axis=0), axis=1).max())
     assert gap > 2 * spread  # the two blobs stay apart: every point is nearer its own centre
+
+
+# ----- maps frame by frame: project_frame and align_2d ----------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_align_2d_is_orthogonal_procrustes(seed):
+    rng = np.random.default_rng(seed)
+    points, reference = rng.normal(size=(30, 2)), rng.normal(size=(30, 2))
+    turn, _ = orthogonal_procrustes(points, reference)
+    np.testing.assert_allclose(align_2d(points, reference), points @ turn, atol=SAME)
+
+
+@pytest.mark.parametrize(
+    "change", [np.diag([-1.0, 1.0]), np.diag([1.0, -1.0]), -np.eye(2), np.array([[0.0, 1.0], [1.0, 0.0]])]
+)
+def test_align_2d_undoes_a_flip_or_an_axis_swap(change):
+    points = np.random.default_rng(0).normal(size=(30, 2))
+    np.testing.assert_allclose(align_2d(points @ change, points), points, atol=SAME)
+
+
+@pytest.mark.parametrize("dim", [2, 8, 100])
+def test_a_rotated_frame_maps_to_the_same_picture(dim):
+    rows = np.random.default_rng(dim).normal(size=(30, dim)) * np.linspace(3, 1, dim)  # distinct variances
+    first, variance = project_frame(rows)
+    for seed in range(4):  # a few rotations, some of them mirror the PCA axes
+        rotated = rows @ random_orthogonal(dim, seed).numpy()
+        again, again_variance = project_frame(rotated, previous=first)
+        np.testing.assert_allclose(again, first, atol=1e-8)
+        assert again_variance == pytest.approx(variance, rel=1e-9)
+
+
+def test_signs_do_not_flip_along_a_slow_run():
+    rng = np.random.default_rng(7)
+    rows = rng.normal(size=(30, 8))
+    previous, _ = project_frame(rows)
+    for _ in range(50):  # small steps: each picture must stay near the one before
+        rows = rows + 0.02 * rng.normal(size=rows.shape)
+        current, _ = project_frame(rows, previous)
+        unaligned, _ = project_frame(rows)
+        assert np.abs(current - previous).max() < 0.5 < np.abs(current + previous).max()
+        np.testing.assert_allclose(np.linalg.norm(current, axis=1), np.linalg.norm(unaligned, axis=1), atol=SAME)
+        previous = current

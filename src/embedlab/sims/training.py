@@ -33,14 +33,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from embedlab.data.corpora import missing_corpora
 from embedlab.data.themes import theme_of
 from embedlab.errors import EmbedlabError, InvalidValueError, check_int, unknown_name
 from embedlab.train.config import RunConfig
 from embedlab.train.run import Progress, train
-from embedlab.vectors.analysis import pca_2d
+from embedlab.vectors.analysis import project_frame
 
 log = logging.getLogger("embedlab")
 
@@ -49,26 +48,6 @@ STATUSES = ("idle", "running", "stopped", "finished", "failed")
 
 class RunBusyError(EmbedlabError):
     """A run was started while another one is running."""
-
-
-def align_2d(points: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """(W, 2) -> (W, 2): `points` turned by the 2 × 2 orthogonal matrix (rotation or reflection) that
-    brings them closest to `reference` (W, 2) in least squares. Both are taken as centred.
-
-    Orthogonal Procrustes: with pointsᵀ reference = U S Vᵀ the best turn is U Vᵀ. A mirrored copy
-    comes back unmirrored: align_2d(p * [-1, 1], p) == p.
-    """
-    u, _, vt = np.linalg.svd(points.T @ reference)  # (2, 2) each
-    return points @ (u @ vt)
-
-
-def project_frame(rows: np.ndarray, previous: np.ndarray | None = None) -> tuple[np.ndarray, tuple[float, float]]:
-    """(W, D) rows -> (W, 2) float64 coordinates on their own first two principal axes (rows centred,
-    not normalised), turned to line up with `previous` (W, 2) when given; and the two axes' shares
-    of the variance."""
-    coordinates, variance = pca_2d(torch.from_numpy(np.asarray(rows, dtype=np.float64)))
-    coordinates = coordinates.numpy()
-    return (coordinates if previous is None else align_2d(coordinates, previous)), variance
 
 
 @dataclass(frozen=True, eq=False)

@@ -8,6 +8,8 @@
     rotation_check(vectors)               E R (R orthogonal) keeps every cosine, dot, norm, neighbour;
                                           a diagonal scaling does not
     project_2d(vectors, method="pca")     (n, 2) coordinates for a plot: PCA (torch) or UMAP
+    project_frame(rows, previous)         (W, 2) PCA coordinates turned to line up with the frame
+                                          before (align_2d): maps that move only as the rows move
 
 Every function is pure (nothing mutates the table); each measurement returns a frozen dataclass whose
 `to_dict()` is plain JSON (NaN becomes None). The module passes 300 lines because each of its six
@@ -335,3 +337,23 @@ def pca_2d(matrix: torch.Tensor) -> tuple[torch.Tensor, tuple[float, float]]:
     variance = singular.square()
     ratio = (variance[:2] / variance.sum()).tolist() if variance.sum() > 0 else [0.0, 0.0]
     return centred @ axes.T, (ratio[0], ratio[1])
+
+
+def align_2d(points: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """(W, 2) -> (W, 2): `points` turned by the 2 × 2 orthogonal matrix (rotation or reflection) that
+    brings them closest to `reference` (W, 2) in least squares. Both are taken as centred.
+
+    Orthogonal Procrustes: with pointsᵀ reference = U S Vᵀ the best turn is U Vᵀ. A mirrored copy
+    comes back unmirrored: align_2d(p * [-1, 1], p) == p.
+    """
+    u, _, vt = np.linalg.svd(points.T @ reference)  # (2, 2) each
+    return points @ (u @ vt)
+
+
+def project_frame(rows: np.ndarray, previous: np.ndarray | None = None) -> tuple[np.ndarray, tuple[float, float]]:
+    """(W, D) rows -> (W, 2) float64 coordinates on their own first two principal axes (rows centred,
+    not normalised), turned to line up with `previous` (W, 2) when given; and the two axes' shares
+    of the variance."""
+    coordinates, variance = pca_2d(torch.from_numpy(np.asarray(rows, dtype=np.float64)))
+    coordinates = coordinates.numpy()
+    return (coordinates if previous is None else align_2d(coordinates, previous)), variance
