@@ -1,5 +1,6 @@
 """The subword explorer's API: pieces under the 1K/8K/32K ladder trained once on enwiki-sample and
-read back from the lab's cache folder, and bad input as 4xx JSON naming the limit."""
+read back from the lab's cache folder, the vocabulary-size table measured on its held-out lines, and
+bad input as 4xx JSON naming the limit."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from fastapi.testclient import TestClient
 from tokenizers import decoders
 
 import embedlab.data.corpora
+from embedlab.data.corpora import open_corpus
 from embedlab.lab import create_app
-from embedlab.sims.subwords import SIZES, VocabularyLadder
+from embedlab.sims.subword_table import measure
+from embedlab.sims.subwords import SIZES, VocabularyLadder, cache_file
 from embedlab.tokenizer import FastTokenizer
 
 
@@ -29,7 +32,7 @@ def test_split_gives_each_vocabularys_pieces(client, trained, text, leading_spac
     assert [(v["size"], v["vocab_size"]) for v in r["vocabularies"]] == [(s, s) for s in SIZES]
     encoded = (" " if leading_space else "") + text
     for v in r["vocabularies"]:
-        stored = FastTokenizer.load(trained / f"enwiki-sample-{v['size']}.json")
+        stored = FastTokenizer.load(cache_file(trained, "enwiki-sample", v["size"], "json"))
         assert decoders.ByteLevel().decode([p["piece"] for p in v["pieces"]]) == encoded
         assert [p["id"] for p in v["pieces"]] == stored.encode(encoded)
         assert [p["count"] for p in v["pieces"]] == [stored.counts[p["id"]] for p in v["pieces"]]
@@ -48,7 +51,8 @@ def test_vocabularies_say_what_is_trained_and_how_long_it_took(client, trained):
     assert wiki["available"] and wiki["missing"] is None
     for v in wiki["vocabularies"]:
         assert v["trained"] and v["vocab_size"] == v["size"] and v["train_seconds"] > 0
-        assert (trained / f"enwiki-sample-{v['size']}.meta.json").is_file()
+        assert v["held_out"] == (v["lines"] + v["held_out"]) // 10 > 0  # every 10th line held out
+        assert cache_file(trained, "enwiki-sample", v["size"], "meta.json").is_file()
 
 
 def test_a_new_server_loads_the_cached_vocabularies(lab_run, trained, monkeypatch):
@@ -75,9 +79,38 @@ def test_a_new_server_loads_the_cached_vocabularies(lab_run, trained, monkeypatc
     assert {f.name: f.stat().st_mtime_ns for f in trained.iterdir()} == times
 
 
+def test_the_table_is_the_librarys_measure_of_the_cached_ladder(client, trained):
+    r = client.get("/api/subwords/table")
+    assert r.status_code == 200
+    answer = r.json()
+    library = measure(VocabularyLadder.open(open_corpus("enwiki-sample"), trained), open_corpus("enwiki-sample"))
+    assert answer == library.to_dict()
+    assert answer["corpus"] == "enwiki-sample" and [x["size"] for x in answer["rungs"]] == list(SIZES)
+    assert [x["size"] for x in answer["left_out"]] == [100_000]  # enwiki-sample has too few distinct words
+    per_word = [x["pieces_per_word"] for x in answer["rungs"]]
+    oov = [x["word_oov_running"] for x in answer["rungs"]]
+    assert per_word == sorted(per_word, reverse=True) and oov == sorted(oov, reverse=True) and oov[-1] > 0
+    assert all(x["spelled_back"] for x in answer["rungs"])
+    assert client.get("/api/subwords/table", params={"corpus": "enwiki-sample"}).json() == answer  # measured once
+
+
+@pytest.mark.parametrize(
+    "params, status, message",
+    [
+        ({"corpus": "nope"}, 404, "unknown corpus 'nope'; known: enwiki-sample, gcide"),
+        ({"corpus": "x" * 51}, 422, "corpus: String should have at most 50 characters"),
+    ],
+)
+def test_the_table_of_a_bad_corpus_is_a_4xx(client, params, status, message):
+    r = client.get("/api/subwords/table", params=params)
+    assert r.status_code == status and r.json()["error"].startswith(message)
+
+
 def test_a_missing_corpus_is_a_400_naming_the_package(client, monkeypatch, tmp_path):
     monkeypatch.setattr(embedlab.data.corpora, "GCIDE_PATH", tmp_path / "gcide.dict.dz")
     r = client.get("/api/subwords/split", params={"text": "cat", "corpus": "gcide"})
+    assert r.status_code == 400 and "apt-get install dict-gcide" in r.json()["error"]
+    r = client.get("/api/subwords/table", params={"corpus": "gcide"})
     assert r.status_code == 400 and "apt-get install dict-gcide" in r.json()["error"]
     gcide = next(c for c in client.get("/api/subwords/vocabularies").json()["corpora"] if c["name"] == "gcide")
     assert not gcide["available"] and "dict-gcide" in gcide["missing"]

@@ -1,9 +1,11 @@
-"""The vocabulary ladder: 1K/8K/32K byte-level BPE on enwiki-sample, pieces that spell the text back,
-piece counts checked against the corpus, and a disk cache that is trained once."""
+"""The vocabulary ladder: 1K/8K/32K byte-level BPE on enwiki-sample's training part, pieces that spell
+the text back, piece counts checked against the corpus, held-out lines that change nothing, and a disk
+cache that is trained once (and never read from an older version's files)."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import threading
 from collections import Counter
@@ -13,7 +15,7 @@ from tokenizers import decoders, pre_tokenizers
 
 from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError
-from embedlab.sims.subwords import SIZES, VocabularyLadder, readable, stored
+from embedlab.sims.subwords import SIZES, VocabularyInfo, VocabularyLadder, cache_file, readable, split_lines, stored
 from embedlab.tokenizer import FastTokenizer
 from embedlab.tokenizer.bytes import bytes_to_unicode, piece_bytes
 from embedlab.vectors.frequency import band
@@ -24,7 +26,8 @@ TINY_SIZES = (260, 300)  # a few merges over the 256 bytes: trains in millisecon
 
 @pytest.fixture(scope="module")
 def wiki_lines(wiki_text):
-    return list(open_corpus(wiki_text))
+    """enwiki-sample's training part: every line but each 10th."""
+    return [line for i, line in enumerate(open_corpus(wiki_text)) if i % 10 != 9]
 
 
 @pytest.fixture(scope="module")
@@ -77,11 +80,38 @@ def test_readable_shows_spaces_and_partial_characters():
         piece_bytes("東")
 
 
-def test_every_size_is_reached_on_enwiki_sample(ladder, wiki_lines):
+def test_every_size_is_reached_on_enwiki_sample(ladder, wiki_lines, wiki_text):
     assert list(ladder.tokenizers) == list(SIZES)
+    all_lines = len(list(open_corpus(wiki_text)))
     for size, info in ladder.infos.items():
         assert info.vocab_size == size == ladder.tokenizers[size].vocab_size
-        assert info.lines == len(wiki_lines) and info.train_seconds > 0 and info.count_seconds > 0
+        assert info.lines == len(wiki_lines) and info.held_out == all_lines // 10 == all_lines - len(wiki_lines)
+        assert info.train_seconds > 0 and info.count_seconds > 0
+
+
+def test_split_lines_holds_out_every_tenth_line():
+    lines = [f"line {i}" for i in range(25)]
+    train, held = split_lines(lines)
+    assert held == lines[9::10] == ["line 9", "line 19"]
+    assert train == [line for line in lines if line not in held]
+    assert split_lines(iter(lines)) == (train, held)  # a stream splits as the list does
+    with pytest.raises(InvalidValueError, match="every must be >= 2; got 1"):
+        split_lines(lines, every=1)
+
+
+def test_held_out_lines_change_nothing(tiny_corpus, tmp_path):
+    """The ladder never reads a held-out line: replacing all of them leaves merges and counts alike."""
+    lines = list(tiny_corpus)
+    (tmp_path / "other").mkdir()
+    other = tmp_path / "other" / "tiny.txt"  # the same name: the same file names, in another cache folder
+    other.write_text("".join(("zebra quokka " * 20 if i % 10 == 9 else line) + "\n" for i, line in enumerate(lines)),
+                     encoding="utf-8")  # fmt: skip
+    first = VocabularyLadder.open(tiny_corpus, tmp_path / "a", TINY_SIZES)
+    second = VocabularyLadder.open(open_corpus(other), tmp_path / "b", TINY_SIZES)
+    for size in TINY_SIZES:
+        assert first.tokenizers[size].merges() == second.tokenizers[size].merges()
+        assert first.tokenizers[size].counts == second.tokenizers[size].counts
+    assert "zebra" not in "".join(lines) and second.split("zebra") == first.split("zebra")
 
 
 def test_smaller_vocabularies_are_the_first_merges_of_bigger_ones(ladder):
@@ -106,7 +136,7 @@ def test_bigger_vocabularies_never_use_more_pieces(ladder, wiki_lines):
     assert sum(lengths[w][0] == 1 for w in frequent) < len(frequent)  # ... but not all at 1K
 
 
-def test_counts_are_how_often_the_corpus_uses_each_piece(ladder, wiki_lines):
+def test_counts_are_how_often_the_training_part_uses_each_piece(ladder, wiki_lines):
     tokenizer = ladder.tokenizers[1_000]
     by_line = Counter(i for line in wiki_lines for i in tokenizer.encode(line))  # one line at a time
     assert tokenizer.counts == [by_line[i] for i in range(tokenizer.vocab_size)]
@@ -127,7 +157,7 @@ def test_a_second_open_loads_what_the_first_trained(tiny_corpus, tmp_path, train
     assert train_calls == list(TINY_SIZES)
     files = sorted((tmp_path / "cache").iterdir())
     times = {f.name: f.stat().st_mtime_ns for f in files}
-    assert {f.name for f in files} >= {"tiny.txt-260.json", "tiny.txt-260.counts.json", "tiny.txt-260.meta.json"}
+    assert {f.name for f in files} >= {f"tiny.txt-260-v2.{end}" for end in ("json", "counts.json", "meta.json")}
     second = VocabularyLadder.open(tiny_corpus, tmp_path / "cache", TINY_SIZES)  # as a new process would
     assert train_calls == list(TINY_SIZES)  # nothing trained again
     assert {f.name: f.stat().st_mtime_ns for f in sorted((tmp_path / "cache").iterdir())} == times
@@ -156,17 +186,33 @@ def test_concurrent_opens_train_once(tiny_corpus, tmp_path, train_calls):
 
 def test_an_incomplete_size_is_trained_again(tiny_corpus, tmp_path, train_calls):
     VocabularyLadder.open(tiny_corpus, tmp_path, TINY_SIZES)
-    (tmp_path / "tiny.txt-300.meta.json").unlink()  # as if the process died before its last write
+    cache_file(tmp_path, "tiny.txt", 300, "meta.json").unlink()  # as if the process died before its last write
     assert stored(tmp_path, "tiny.txt", 300) is None and stored(tmp_path, "tiny.txt", 260) is not None
-    (tmp_path / "tiny.txt-260.meta.json").write_text("{not json", encoding="utf-8")
+    cache_file(tmp_path, "tiny.txt", 260, "meta.json").write_text("{not json", encoding="utf-8")
     ladder = VocabularyLadder.open(tiny_corpus, tmp_path, TINY_SIZES)
     assert train_calls == [*TINY_SIZES, *TINY_SIZES]
     assert ladder.infos[300].vocab_size == ladder.tokenizers[300].vocab_size == 300
 
 
+def test_files_of_the_first_version_are_not_read(tiny_corpus, tmp_path, train_calls):
+    """Version 1 wrote CORPUS-SIZE.json, trained on every line: a ladder that found it would hand
+    out vocabularies that had seen the held-out lines."""
+    FastTokenizer.train(list(tiny_corpus), vocab_size=260).save(tmp_path / "tiny.txt-260.json")
+    train_calls.clear()
+    old_info = {"corpus": "tiny.txt", "size": 260, "vocab_size": 260, "lines": 200, "train_seconds": 0.1,
+                "count_seconds": 0.1}  # fmt: skip
+    (tmp_path / "tiny.txt-260.meta.json").write_text(json.dumps(old_info), encoding="utf-8")
+    ladder = VocabularyLadder.open(tiny_corpus, tmp_path, (260,))
+    assert train_calls == [260]  # trained again on the training part
+    meta = json.loads(cache_file(tmp_path, "tiny.txt", 260, "meta.json").read_text())
+    assert ladder.infos[260] == VocabularyInfo(**meta)
+    assert (ladder.infos[260].lines, ladder.infos[260].held_out) == (180, 20)
+    assert json.loads((tmp_path / "tiny.txt-260.meta.json").read_text()) == old_info  # left as it was
+
+
 def test_a_small_corpus_says_what_size_it_reached(tiny_corpus, tmp_path):
     ladder = VocabularyLadder.open(tiny_corpus, tmp_path, (300, 90_000))
-    reached = FastTokenizer.train(list(tiny_corpus), vocab_size=90_000).vocab_size
+    reached = FastTokenizer.train(split_lines(tiny_corpus)[0], vocab_size=90_000).vocab_size
     assert reached < 90_000
     assert [(s.size, s.vocab_size) for s in ladder.split("cat")] == [(300, 300), (90_000, reached)]
 

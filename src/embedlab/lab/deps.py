@@ -13,6 +13,7 @@ EncoderDep       MiniLM's whole encoder (every layer), shared by the attention a
 BridgeDep        MiniLM's attention bridge, any layer and head
 ContextDep       MiniLM's encoder with its static token table, for the static vs contextual page
 LadderDep        the ?corpus= corpus's subword vocabularies, trained on first use
+SubwordTableDep  the same corpus's vocabulary-size table, measured once per app
 SubwordFolderDep where the subword vocabularies are kept
 LiveRunDep       the app's one live training run
 UpdateTablesDep  the served tables that are training runs with update counts
@@ -36,6 +37,7 @@ from embedlab.sims.attention import AttentionBridge
 from embedlab.sims.context import ContextModel
 from embedlab.sims.gradients import read_update_counts
 from embedlab.sims.recipe import MODEL, PRETRAINED, RECIPE_NAMES, Recipe, fresh_pipeline
+from embedlab.sims.subword_table import VocabularyTable, measure
 from embedlab.sims.subwords import VocabularyLadder
 from embedlab.sims.training import LiveRun
 from embedlab.vectors import Vectors
@@ -123,6 +125,14 @@ def get_ladder(lab: LabDep, folder: SubwordFolderDep, corpus: CorpusName = DEFAU
 
 
 LadderDep = Annotated[VocabularyLadder, Depends(get_ladder)]
+
+
+def get_subword_table(lab: LabDep, ladder: LadderDep, corpus: CorpusName = DEFAULT_CORPUS) -> VocabularyTable:
+    """The ladder's figures on the corpus's held-out lines (reads the corpus again: enwiki-sample ~5 s)."""
+    return lab.service(f"subword-table:{corpus}", lambda: measure(ladder, open_corpus(corpus)))
+
+
+SubwordTableDep = Annotated[VocabularyTable, Depends(get_subword_table)]
 
 
 def get_live_run(lab: LabDep) -> LiveRun:

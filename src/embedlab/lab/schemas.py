@@ -287,6 +287,7 @@ class VocabularyState(Answer):
     corpus: str | None = None
     vocab_size: int | None = None
     lines: int | None = None
+    held_out: int | None = None
     train_seconds: float | None = None
     count_seconds: float | None = None
 
@@ -323,6 +324,47 @@ class SplitAnswer(Answer):
     text: str
     leading_space: bool
     vocabularies: list[SplitView]
+
+
+class RungAnswer(Answer):
+    size: int
+    vocab_size: int
+    pieces_per_word: float
+    pieces_per_rare_word: float
+    pieces_per_other_word: float
+    paragraph_tokens: int
+    rare_piece_share: float
+    spelled_back: bool
+    params: int
+    mib_fp32: float
+    mib_fp16: float
+    word_rows: int
+    word_oov_running: float
+    word_oov_distinct: float
+    word_paragraph_unknown: int
+
+
+class LeftOutAnswer(Answer):
+    size: int
+    reason: str
+
+
+class SubwordTableAnswer(Answer):
+    corpus: str
+    held_out_every: int
+    train_lines: int
+    held_out_lines: int
+    held_out_words: int
+    distinct_words: int
+    rare_band: str
+    rare_below: int
+    rare_words: int
+    rare_share: float
+    paragraph: str
+    paragraph_words: int
+    dim: int
+    rungs: list[RungAnswer]
+    left_out: list[LeftOutAnswer]
 
 
 # ---- geometry --------------------------------------------------------------------------------------

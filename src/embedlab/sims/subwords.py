@@ -3,16 +3,20 @@ kept on disk, with how often each piece occurs in that corpus.
 
     ladder = VocabularyLadder.open(open_corpus("enwiki-sample"), cache_dir() / "subwords")
     for split in ladder.split("unhappiness"):          # one Split per size, smallest first
-        [(p.text, p.count) for p in split.pieces]      # [("␣un", 1332), ("ha", 418), ...]
+        [(p.text, p.count) for p in split.pieces]      # [("␣un", 1191), ("ha", 366), ...]
+
+The vocabularies see only the corpus's training part: split_lines holds out every 10th line, so
+sims.subword_table can measure them on text they were not trained on. Piece counts are taken
+over the training part too.
 
 Each size is its own trainer run, but the trainer picks merges without looking at where it will
 stop, so a smaller vocabulary's merges are the first merges of a bigger one (the tests check).
 Hence a word's pieces under 32K are each a run of its pieces under 1K: never more pieces.
 
-Files in the folder, per corpus and size (CORPUS is the corpus's name):
-    CORPUS-SIZE.json          tokenizer.json, readable by FastTokenizer.load
-    CORPUS-SIZE.counts.json   piece id -> occurrences in the corpus (written by FastTokenizer.save)
-    CORPUS-SIZE.meta.json     VocabularyInfo; written last, so its presence means the rest is whole
+Files in the folder, per corpus and size (CORPUS is the corpus's name, vN the CACHE_VERSION):
+    CORPUS-SIZE-vN.json          tokenizer.json, readable by FastTokenizer.load
+    CORPUS-SIZE-vN.counts.json   piece id -> occurrences in the training part (FastTokenizer.save)
+    CORPUS-SIZE-vN.meta.json     VocabularyInfo; written last, so its presence means the rest is whole
 Every file is written atomically, and an exclusive lock on CORPUS.lock makes a second process (or
 thread) that opens the same ladder wait for the first one's training and then load its files.
 """
@@ -23,7 +27,7 @@ import fcntl
 import json
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,7 +43,11 @@ from embedlab.vectors.frequency import band
 log = logging.getLogger("embedlab")
 
 SIZES = (1_000, 8_000, 32_000)  # the lesson's ladder: tiny, BERT-like, Llama-like
-MAX_SIZE = 100_000  # enwiki-sample supports about 67K merges; more would only add unseen pieces
+MAX_SIZE = 100_000  # the lesson's largest rung (GPT-4-like); gcide's training part supports it
+HELD_OUT = 10  # every 10th line of a corpus is held out: never trained on, kept for measuring
+# subtle: version 1 files (CORPUS-SIZE.json, no version) were trained on the whole corpus, held-out
+# lines included; a new name makes the ladder train again instead of reading them.
+CACHE_VERSION = 2
 
 _VISIBLE = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"})
 
@@ -54,6 +62,22 @@ def readable(piece: str) -> str:
     return piece_bytes(piece).decode("utf-8", errors="backslashreplace").translate(_VISIBLE)
 
 
+def split_lines(lines: Iterable[str], every: int = HELD_OUT) -> tuple[list[str], list[str]]:
+    """(training lines, held-out lines): line i is held out when i % every == every - 1, so the
+    split depends on nothing but the order of the lines, and the held-out part is spread over the
+    whole corpus rather than being its last articles.
+
+    >>> split_lines(["a", "b", "c", "d", "e", "f", "g"], every=3)
+    (['a', 'b', 'd', 'e', 'g'], ['c', 'f'])
+    """
+    every = check_int("every", every, low=2)
+    train: list[str] = []
+    held: list[str] = []
+    for i, line in enumerate(lines):
+        (held if i % every == every - 1 else train).append(line)
+    return train, held
+
+
 @dataclass(frozen=True)
 class Piece:
     """One piece of a split text."""
@@ -61,7 +85,7 @@ class Piece:
     piece: str  # as the vocabulary stores it (GPT-2's byte stand-ins: "Ġ" is a space)
     text: str  # readable(piece)
     id: int
-    count: int  # occurrences when the whole corpus is encoded with this vocabulary
+    count: int  # occurrences when the training part is encoded with this vocabulary
     band: str  # vocab.band(count): "very frequent" ... "rare"
 
 
@@ -84,9 +108,10 @@ class VocabularyInfo:
     corpus: str
     size: int  # asked for
     vocab_size: int  # reached
-    lines: int  # corpus lines it was trained on and counted over
+    lines: int  # training lines it was trained on and counted over
+    held_out: int  # lines held out (every HELD_OUT-th): neither trained on nor counted
     train_seconds: float  # BPE training
-    count_seconds: float  # encoding the corpus once to count the pieces
+    count_seconds: float  # encoding the training part once to count the pieces
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -112,11 +137,11 @@ class VocabularyLadder:
         with _exclusive(folder / f"{corpus.name}.lock"):
             missing = [size for size in sizes if stored(folder, corpus.name, size) is None]
             if missing:
-                lines = list(corpus)  # read once for every size (enwiki-sample: 2.9M characters)
+                lines, held = split_lines(corpus)  # read once for every size (enwiki-sample: 2.9M characters)
                 for size in missing:
-                    _train(corpus.name, lines, size, folder)
+                    _train(corpus.name, lines, len(held), size, folder)
         infos = {size: stored(folder, corpus.name, size) for size in sizes}
-        tokenizers = {size: FastTokenizer.load(_file(folder, corpus.name, size, "json")) for size in sizes}
+        tokenizers = {size: FastTokenizer.load(cache_file(folder, corpus.name, size, "json")) for size in sizes}
         return cls(corpus.name, tokenizers, infos)
 
     def split(self, text: str, leading_space: bool = True) -> list[Split]:
@@ -142,30 +167,37 @@ class VocabularyLadder:
 def stored(folder: str | Path, corpus: str, size: int) -> VocabularyInfo | None:
     """How the stored vocabulary of `corpus` and `size` was made, or None if it is not (all) there."""
     try:
-        meta = _file(Path(folder), corpus, size, "meta.json").read_text(encoding="utf-8")
+        meta = cache_file(folder, corpus, size, "meta.json").read_text(encoding="utf-8")
         info = VocabularyInfo(**json.loads(meta))
     except (OSError, ValueError, TypeError):
         return None  # missing, or from another version of this module: train again
-    return info if _file(Path(folder), corpus, size, "json").is_file() else None
+    return info if cache_file(folder, corpus, size, "json").is_file() else None
 
 
-def _train(corpus: str, lines: list[str], size: int, folder: Path) -> VocabularyInfo:
+def _train(corpus: str, lines: list[str], held_out: int, size: int, folder: Path) -> VocabularyInfo:
     start = time.perf_counter()
     tokenizer = FastTokenizer.train(lines, vocab_size=size)
     trained = time.perf_counter()
     tokenizer.counts = piece_counts(tokenizer, lines)
     counted = time.perf_counter()
-    tokenizer.save(_file(folder, corpus, size, "json"))  # with the counts beside it
-    info = VocabularyInfo(corpus, size, tokenizer.vocab_size, len(lines), trained - start, counted - trained)
-    atomic_write_text(_file(folder, corpus, size, "meta.json"), json.dumps(info.to_dict()))  # last: marks the set whole
+    tokenizer.save(cache_file(folder, corpus, size, "json"))  # with the counts beside it
+    info = VocabularyInfo(corpus, size, tokenizer.vocab_size, len(lines), held_out, trained - start,
+                          counted - trained)  # fmt: skip
+    meta = cache_file(folder, corpus, size, "meta.json")
+    atomic_write_text(meta, json.dumps(info.to_dict()))  # last: marks the set whole
     log.info("subword vocabulary %s-%d: %d pieces, trained in %.1f s", corpus, size, info.vocab_size,
              info.train_seconds)  # fmt: skip
     return info
 
 
-def _file(folder: Path, corpus: str, size: int, ending: str) -> Path:
-    """folder/CORPUS-SIZE.ending (not Path.with_suffix: a corpus named "notes.txt" has a dot)."""
-    return folder / f"{corpus}-{size}.{ending}"
+def cache_file(folder: str | Path, corpus: str, size: int, ending: str) -> Path:
+    """folder/CORPUS-SIZE-vN.ending, ending "json", "counts.json" or "meta.json" (not
+    Path.with_suffix: a corpus named "notes.txt" has a dot).
+
+    >>> cache_file("cache", "gcide", 8000, "json").name
+    'gcide-8000-v2.json'
+    """
+    return Path(folder) / f"{corpus}-{size}-v{CACHE_VERSION}.{ending}"
 
 
 def _check_sizes(sizes: tuple[int, ...]) -> tuple[int, ...]:

@@ -1,5 +1,6 @@
 """Subword explorer (simulation 8): a word's pieces under byte-level BPE vocabularies of 1K, 8K
-and 32K pieces, each piece with how often it occurs in the corpus the vocabularies were trained on.
+and 32K pieces, each piece with how often it occurs in the corpus the vocabularies were trained on;
+and the vocabulary-size table measured on the corpus's held-out lines (embedlab.sims.subword_table).
 
 The vocabularies are trained on first use (embedlab.sims.subwords, through deps.LadderDep) and
 kept under the lab's cache folder, so later requests and later servers load them instead.
@@ -12,8 +13,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from embedlab.data.corpora import missing_corpora
-from embedlab.lab.deps import DEFAULT_CORPUS, LadderDep, SubwordFolderDep
-from embedlab.lab.schemas import Limit, SplitAnswer, VocabulariesAnswer
+from embedlab.lab.deps import DEFAULT_CORPUS, LadderDep, SubwordFolderDep, SubwordTableDep
+from embedlab.lab.schemas import Limit, SplitAnswer, SubwordTableAnswer, VocabulariesAnswer
 from embedlab.sims.subwords import SIZES, VocabularyInfo, stored
 from embedlab.vectors.frequency import BANDS
 
@@ -48,3 +49,14 @@ def split(ladder: LadderDep, text: Text, leading_space: bool = True) -> dict:
     splits = ladder.split(text, leading_space=leading_space)
     return {"corpus": ladder.corpus, "text": text, "leading_space": leading_space,
             "vocabularies": [s.to_dict() for s in splits]}  # fmt: skip
+
+
+@router.get("/table", response_model=SubwordTableAnswer)
+def table(measured: SubwordTableDep) -> dict:
+    """Per vocabulary size, on the corpus's held-out lines (every 10th): BPE tokens per word and per
+    rare word, a fixed paragraph's length in tokens, the token table's size at d = 768, and the
+    out-of-vocabulary share of a whole-word vocabulary of as many rows.
+
+    The first request for a corpus trains its vocabularies if no request did, then measures (seconds).
+    """
+    return measured.to_dict()

@@ -1,6 +1,7 @@
 // Subword explorer: a word's pieces under byte-level BPE vocabularies of 1K, 8K and 32K pieces,
-// each coloured by how often it occurs in the corpus the vocabularies were trained on.
-import { checkbox, count, el, field, note } from "./dom.js";
+// each coloured by how often it occurs in the corpus the vocabularies were trained on; below, the
+// vocabulary-size table measured on the corpus's held-out lines.
+import { checkbox, count, el, field, fixed, note, table } from "./dom.js";
 import { config, get, latest } from "./http.js";
 
 const TYPING_MS = 250; // a pause in typing this long sends the word
@@ -12,10 +13,14 @@ export async function render(root) {
   const [info, { limits }] = await Promise.all([get("/api/subwords/vocabularies"), config()]);
   const page = build(root, info, limits.subwords);
   const update = latest(() => load(page), (r) => draw(page, r), page.out);
+  const updateTable = latest(() => loadTable(page), (t) => drawTable(page, t), page.table);
   let timer;
   page.text.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(update, TYPING_MS); });
-  for (const input of [page.corpus, page.space]) input.addEventListener("change", update);
+  page.space.addEventListener("change", update);
+  // The table after the split: on a corpus's first use the split's request trains the vocabularies.
+  page.corpus.addEventListener("change", async () => { await update(); await updateTable(); });
   await update();
+  await updateTable();
 }
 
 function build(root, info, limits) {
@@ -32,6 +37,7 @@ function build(root, info, limits) {
     space: checkbox("sub-space", true),
     out: el("div", { id: "sub-result" }),
     note: el("p", { class: "note", id: "sub-info" }),
+    table: el("div", { id: "sub-table" }),
   };
   page.corpus.value = info.default;
   root.append(
@@ -46,7 +52,12 @@ function build(root, info, limits) {
     legend(page),
     note("␣ is a space: the vocabulary stores it as “Ġ”, GPT-2's printable stand-in for the byte 0x20. \\xNN is " +
       "one byte of a character that the vocabulary keeps in several pieces."),
-    page.out, page.note);
+    page.out, page.note,
+    el("h3", {}, "What each vocabulary size costs and buys, measured"),
+    el("p", {}, "The vocabularies above never saw one line in ten of their corpus. On those held-out lines: how " +
+      "many pieces a word becomes, a rare word in particular, and a fixed paragraph; how big the token table is; " +
+      "and, beside each, a whole-word vocabulary with as many rows, which has no row at all for some words."),
+    page.table);
   return page;
 }
 
@@ -102,10 +113,42 @@ function draw(page, answer) {
   page.note.textContent = trainingNote(answer.chosen);
 }
 
+const loadTable = (page) => get("/api/subwords/table", { corpus: page.corpus.value });
+
+const percent = (x) => `${(100 * x).toFixed(1)} %`;
+
+function drawTable(page, t) {
+  const rows = [
+    ["BPE tokens per held-out word", (r) => fixed(r.pieces_per_word, 2)],
+    [`BPE pieces per rare word (fewer than ${count(t.rare_below)} in the training part)`,
+      (r) => fixed(r.pieces_per_rare_word, 2)],
+    [`… per other word (${count(t.rare_below)} or more)`, (r) => fixed(r.pieces_per_other_word, 2)],
+    [`the paragraph below (${t.paragraph_words} words), in BPE tokens`, (r) => count(r.paragraph_tokens)],
+    [`BPE pieces themselves used fewer than ${count(t.rare_below)} times`, (r) => percent(r.rare_piece_share)],
+    [`token table at d = ${t.dim}: parameters`, (r) => count(r.params)],
+    ["… in MiB, fp32 / fp16", (r) => `${fixed(r.mib_fp32, 1)} / ${fixed(r.mib_fp16, 1)}`],
+    ["BPE: held-out words it cannot spell (0: every line decodes back)", (r) => (r.spelled_back ? "0" : "some")],
+    ["whole words: held-out running words without a row", (r) => percent(r.word_oov_running)],
+    ["whole words: distinct held-out words without a row", (r) => percent(r.word_oov_distinct)],
+    ["whole words: the paragraph's words without a row", (r) => count(r.word_paragraph_unknown)],
+  ];
+  const grid = table(["", ...t.rungs.map((r) => `${short(r.size)} rows`)],
+    rows.map(([label, cell]) => [label, ...t.rungs.map(cell)]));
+  grid.id = "sub-measured";
+  page.table.replaceChildren(grid,
+    note(`${t.corpus}: trained on ${count(t.train_lines)} lines; measured on the ${count(t.held_out_lines)} lines ` +
+      `held out (every ${t.held_out_every}th: ${count(t.held_out_words)} words). Rare: ${count(t.rare_words)} of the ` +
+      `held-out words (${percent(t.rare_share)}) occur fewer than ${count(t.rare_below)} times in the training ` +
+      `part (the "${t.rare_band}" frequency band), unseen words included. The whole-word vocabulary keeps the ` +
+      `most frequent lower-cased words of the training part (${count(t.distinct_words)} distinct ones).`),
+    ...t.left_out.map((l) => note(`${short(l.size)} rows not measured: ${l.reason}.`, { class: "note sub-left-out" })),
+    el("blockquote", { id: "sub-paragraph" }, t.paragraph));
+}
+
 function trainingNote(corpus) {
   const parts = corpus.vocabularies.filter((v) => v.trained).map((v) => `${short(v.size)} in ${v.train_seconds.toFixed(1)} s`);
   if (!parts.length) return "";
-  const lines = corpus.vocabularies[0].lines;
-  return `Trained on ${corpus.name} (${count(lines)} lines), each size once, then read from the lab's cache ` +
-    `folder: ${parts.join(", ")}.`;
+  const { lines, held_out } = corpus.vocabularies[0];
+  return `Trained on ${corpus.name} (${count(lines)} lines; ${count(held_out)} more held out), each size once, ` +
+    `then read from the lab's cache folder: ${parts.join(", ")}.`;
 }
