@@ -1,10 +1,13 @@
 """The input-recipe and scale-balance pages in Debian's chromium against a real `embedlab lab`:
-each loads without console errors, and moving one control changes what it shows."""
+each loads without console errors, and moving one control changes what it shows (unticking an
+addend changes the sum, LayerNorm and X, not only the bars)."""
 
 from __future__ import annotations
 
 import math
 import re
+
+import pytest
 
 SET_SLIDER = "([selector, value]) => { const e = document.querySelector(selector); e.value = value; " \
              "e.dispatchEvent(new Event('input')); }"  # fmt: skip
@@ -23,6 +26,39 @@ def test_the_position_slider_moves_the_position_addend(open_sim, bert_oracle):
     assert re.search(rf"position\s+{norm:.4f}", after), after
     token = re.search(r"token\s+(\S+)", before).group(1)
     assert re.search(r"token\s+(\S+)", after).group(1) == token  # the token row stays put
+
+
+X_HEAT = "() => document.querySelector('#recipe-x').data[0].z"  # the cosine matrix plotly drew
+
+
+def test_unticking_position_takes_it_out_of_the_sum_and_of_x(open_sim, bert_oracle):
+    page = open_sim("recipe")
+    page.wait_for_selector("#recipe-norms table")
+    assert page.inner_text("#recipe-identical").startswith("Every piece has its own row of X")
+    z = page.evaluate(X_HEAT)
+    assert len(z) == 8 and z[1][5] < 0.9  # "the" at 1 and at 5: different rows while positions are added
+    before = page.inner_text("#recipe-norms")
+    assert re.search(r"position\s+\d", before)
+
+    page.uncheck("#recipe-add-position")
+    page.wait_for_function("() => document.querySelector('#recipe-identical').innerText.startsWith('X rows equal')")
+    assert page.inner_text("#recipe-identical") == "X rows equal bit for bit: “the” at 1 = “the” at 5."
+    assert page.evaluate(X_HEAT)[1][5] == pytest.approx(1.0, abs=1e-5)
+    assert "sum = token + segment" in page.inner_text("#recipe-summary")
+    after = page.inner_text("#recipe-norms")
+    assert "position" not in after
+    weights = bert_oracle.embeddings  # "cat" (piece 2) in segment A, no position row
+    total = weights.word_embeddings.weight[4937] + weights.token_type_embeddings.weight[0]
+    assert re.search(rf"sum\s+{total.norm().item():.4f}", after), after
+    bars = page.evaluate("() => document.querySelector('#recipe-addends').data.map((t) => t.name)")
+    assert bars == ["token", "segment"]
+
+    page.check("#recipe-add-position")
+    page.uncheck("#recipe-add-token")  # the lesson's "only position": no word left in the sum
+    page.uncheck("#recipe-add-segment")
+    page.wait_for_function("() => document.querySelector('#recipe-summary').innerText.includes('sum = position;')")
+    assert page.is_disabled("#recipe-add-position")  # the last addend ticked cannot be unticked: the sum needs one
+    assert page.inner_text("#recipe-identical").startswith("Every piece has its own row of X")
 
 
 def test_scale_ratio_follows_the_controls(open_sim):

@@ -1,5 +1,6 @@
 """/api/recipe: one piece of a sentence through bert (MiniLM's real weights), gpt2 and transformer
-(fresh layers of MiniLM's size), checked against transformers and the formulas; bad input as 4xx."""
+(fresh layers of MiniLM's size), checked against transformers and the formulas; addends left out of
+the sum, its LayerNorm and X; bad input as 4xx."""
 
 from __future__ import annotations
 
@@ -61,6 +62,35 @@ def test_fresh_recipes_are_the_seeded_layers(client):
     assert tr["norms"]["position"] == pytest.approx(np.sqrt(384 / 2), rel=1e-6)  # a sinusoid row: √(D/2)
 
 
+def test_unticked_position_leaves_it_out_of_the_sum_and_of_x(client, bert_oracle):
+    on = _get(client, recipe="bert", index=1)
+    off = _get(client, recipe="bert", index=1, addends=["token", "segment"])
+    assert on["addends"] == on["available"] == ["token", "position", "segment"] and on["identical"] == []
+    assert off["addends"] == ["token", "segment"] and set(off["rows"]) == set(off["norms"]) == {
+        "token", "segment", "total", "output"}  # fmt: skip
+    rows = {name: np.array(row, dtype=np.float32) for name, row in off["rows"].items()}  # JSON holds float32 exactly
+    np.testing.assert_array_equal(rows["total"], rows["token"] + rows["segment"])  # the same float32 sum
+    weights = bert_oracle.embeddings
+    with torch.no_grad():  # transformers' own LayerNorm on the sum without a position row
+        total = weights.word_embeddings.weight[off["id"]] + weights.token_type_embeddings.weight[0]
+        expected = weights.LayerNorm(total)
+    np.testing.assert_allclose(rows["output"], expected.numpy(), atol=FP32, rtol=0)
+    assert off["norms"]["total"] != on["norms"]["total"] and off["norms"]["token"] == on["norms"]["token"]
+    # the sentence's X: "the" at 1 and at 5 are one row once position is off
+    assert off["pieces"][1] == off["pieces"][5] == "the" and off["identical"] == [[1, 5]]
+    assert off["x_cosine"][1][5] == pytest.approx(1.0, abs=FP32) and on["x_cosine"][1][5] < 0.9
+    assert np.array(off["x_cosine"]).shape == (8, 8)
+
+
+def test_position_alone_and_the_fresh_recipes(client):
+    alone = _get(client, recipe="gpt2", text="the cat sat", index=2, position=1000, addends="position")
+    layers = Pipeline.fresh("gpt2", seed=0).embedding
+    assert alone["addends"] == ["position"] and set(alone["rows"]) == {"position", "total"}
+    np.testing.assert_array_equal(alone["rows"]["total"], layers.position.weight[1000].detach().numpy())
+    tr = _get(client, recipe="transformer", text="the cat sat the", index=1, addends="token")
+    assert tr["available"] == ["token", "position"] and tr["identical"] == [[1, 4]]
+
+
 @pytest.mark.parametrize(
     "params, status, message",
     [
@@ -76,6 +106,10 @@ def test_fresh_recipes_are_the_seeded_layers(client):
         ({"position": -1}, 422, "position: "),
         ({"segment": 2}, 422, "segment: Input should be less than or equal to 1"),
         ({"recipe": "gpt2", "segment": 0}, 400, "segment 0 given, but this recipe has no segment table"),
+        ({"addends": ""}, 400, "the sum needs at least one addend of token, position, segment; got none"),
+        ({"addends": "pos"}, 400, "'pos' is not an addend of this recipe; its addends: token, position, segment"),
+        ({"recipe": "gpt2", "addends": "segment"}, 400, "'segment' is not an addend of this recipe; its addends: "),
+        ({"addends": ["token"] * 4}, 422, "addends: List should have at most 3 items"),
     ],
 )
 def test_bad_input_is_json_naming_the_limit(client, params, status, message):

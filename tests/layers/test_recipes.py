@@ -68,6 +68,56 @@ def test_llama_adds_nothing_and_gemma_only_scales():
     torch.testing.assert_close(gemma(ids), gemma.token.weight[ids] * 4.0)  # √16
 
 
+@pytest.mark.parametrize(
+    "name, addends",
+    [("bert", ("token", "position", "segment")), ("gpt2", ("token", "position")), ("llama", ("token",))],
+)
+def test_each_recipe_names_its_addends(name, addends):
+    emb = InputEmbedding.from_recipe(name, V, D).eval()
+    assert emb.addend_names == addends
+    ids = _ids()
+    everything = emb.addends(ids)
+    assert torch.equal(emb.addends(ids, include=addends).output, everything.output)  # the default is all of them
+
+
+def test_bert_without_position_is_layernorm_of_token_plus_segment():
+    emb = InputEmbedding.from_recipe("bert", V, D).eval()
+    ids, seg = torch.tensor([[7, 3, 7, 7]]), torch.tensor([[0, 0, 0, 1]])
+    parts = emb.addends(ids, seg, include=["segment", "token"])  # any order: summed in the recipe's
+    assert parts.position is None and torch.equal(parts.token, emb.token.weight[ids])
+    torch.testing.assert_close(parts.total, emb.token.weight[ids] + emb.segment.weight[seg], atol=0, rtol=0)
+    expected = torch.nn.functional.layer_norm(parts.total, (D,), emb.norm.weight, emb.norm.bias, eps=1e-12)
+    torch.testing.assert_close(parts.output, expected, atol=FP32, rtol=0)
+    x = parts.output[0]  # (T, D): token 7 at positions 0 and 2, same segment -> the same row
+    assert torch.equal(x[0], x[2]) and not torch.equal(x[0], x[3])  # segment B still tells 3 apart
+    with_position = emb(ids, seg)[0]
+    assert not torch.equal(with_position[0], with_position[2])
+
+
+def test_position_alone_is_the_same_for_any_ids():
+    emb = InputEmbedding.from_recipe("gpt2", V, D)
+    a = emb.addends(torch.tensor([[1, 2, 3], [4, 5, 6]]), include=("position",))
+    b = emb.addends(torch.tensor([[9, 9, 9], [0, 0, 0]]), include=("position",))
+    assert a.token is None and a.total.shape == (2, 3, D)  # the (T, D) rows stand for every batch row
+    assert torch.equal(a.output, b.output) and torch.equal(a.total[1], emb.position.weight[:3])
+    with pytest.raises(InvalidValueError, match="token id 100 is out of range"):  # ids are still checked
+        emb.addends(torch.tensor([[100]]), include=("position",))
+
+
+@pytest.mark.parametrize(
+    "name, include, message",
+    [
+        ("bert", (), "the sum needs at least one addend of token, position, segment; got none"),
+        ("gpt2", ("token", "segment"), "'segment' is not an addend of this recipe; its addends: token, position"),
+        ("llama", ("position",), "'position' is not an addend of this recipe; its addends: token"),
+        ("bert", "tok", "'tok' is not an addend of this recipe"),
+    ],
+)
+def test_include_names_are_checked(name, include, message):
+    with pytest.raises(InvalidValueError, match=message):
+        InputEmbedding.from_recipe(name, V, D).addends(_ids(), include=include)
+
+
 def test_gemma_bf16_factor_is_55_5():
     gemma = InputEmbedding.from_recipe("gemma", 8, 3072, dtype=torch.bfloat16)
     with torch.no_grad():

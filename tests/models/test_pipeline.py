@@ -37,6 +37,22 @@ def test_walk_pieces_rows_and_norms(pipe, bert_oracle):
     assert data["positions"] == list(range(T)) and len(data["rows"]["output"]) == T
 
 
+def test_a_walk_without_positions_gives_a_word_one_row(pipe, bert_oracle):
+    walk = pipe.walk("the cat sat on the mat", include=("token", "segment"))
+    rows = walk.rows()
+    assert walk.include == ("token", "segment") and walk.to_dict()["include"] == ["token", "segment"]
+    assert set(rows) == {"token", "segment", "total", "output"}
+    assert torch.equal(rows["output"][1], rows["output"][5])  # "the" at 1 and at 5: one row of X
+    ids = torch.tensor([walk.ids])
+    with torch.no_grad():  # transformers' embeddings with every position row replaced by zeros
+        emb = bert_oracle.embeddings
+        total = emb.word_embeddings(ids) + emb.token_type_embeddings(torch.zeros_like(ids))
+        expected = emb.LayerNorm(total)[0]
+    torch.testing.assert_close(rows["output"], expected, atol=FP32, rtol=0)
+    moved = pipe.place(walk, 1, position=300)  # the walk's addends: the position slider moves nothing
+    assert torch.equal(moved.rows["output"], rows["output"][1]) and "position" not in moved.rows
+
+
 def test_walk_rejects_empty_and_too_long_text(pipe):
     with pytest.raises(InvalidValueError, match="text must be a non-empty string"):
         pipe.walk("   ")

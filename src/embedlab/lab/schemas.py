@@ -132,12 +132,16 @@ class RecipeAnswer(Answer):
     pieces: list[str]
     ids: list[int]
     index: int
+    available: list[str]  # the recipe's addends
+    addends: list[str]  # those summed: rows holds these, total and output
     piece: str
     id: int
     position: int
     segment: int | None  # None: the recipe has no segment table
     rows: dict[str, Vector]  # addend -> (D,)
     norms: dict[str, float]
+    x_cosine: Matrix  # (T, T) cosine between the X rows of every two pieces
+    identical: list[list[int]]  # groups of pieces whose X rows are equal
 
 
 class PatchOptions(Answer):

@@ -14,10 +14,12 @@ A recipe is a set of choices over the same parts:
     emb = InputEmbedding.from_recipe("bert", vocab_size=30522, dim=384)
     x = emb(ids, segment_ids)             # (B, T) -> (B, T, D)
     parts = emb.addends(ids, segment_ids)  # every addend, the sum, and the output
+    emb.addends(ids, include=("token", "segment")).output   # LayerNorm(token + segment): no position
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, fields
 
 import torch
@@ -82,14 +84,18 @@ def recipe(name: str, vocab_size: int, dim: int, **overrides: object) -> Embeddi
     return EmbeddingConfig(vocab_size=vocab_size, dim=dim, **{**RECIPES[name], **overrides})
 
 
+ADDEND_NAMES = ("token", "position", "segment")  # the rows a recipe may add up, in the order it adds them
+
+
 @dataclass
 class EmbeddingParts:
-    """What one forward pass adds up, each (B, T, D) or broadcastable to it; None where absent."""
+    """What one forward pass adds up, each (B, T, D) or broadcastable to it; None where the recipe
+    has no such table or the caller left the addend out of the sum."""
 
-    token: torch.Tensor  # token rows, already scaled by the recipe's factor
+    token: torch.Tensor | None  # token rows, already scaled by the recipe's factor
     position: torch.Tensor | None  # (T, D) or (B, T, D) additive position rows
     segment: torch.Tensor | None
-    total: torch.Tensor  # token + position + segment
+    total: torch.Tensor  # (B, T, D) the sum of the addends above that are not None
     output: torch.Tensor  # after LayerNorm and dropout (the same tensor as total if none)
 
 
@@ -116,27 +122,55 @@ class InputEmbedding(nn.Module):
         """InputEmbedding(recipe(name, vocab_size, dim, **overrides))."""
         return cls(recipe(name, vocab_size, dim, **overrides), device=device, dtype=dtype)
 
+    @property
+    def addend_names(self) -> tuple[str, ...]:
+        """The addends this recipe sums, in order: ("token", "position", "segment") for bert,
+        ("token", "position") for gpt2, ("token",) for the rotary recipes."""
+        has = {"token": True, "position": self.position is not None, "segment": self.segment is not None}
+        return tuple(name for name in ADDEND_NAMES if has[name])
+
+    def check_include(self, include: Collection[str] | None) -> tuple[str, ...]:
+        """The addends to sum, in addend_names order: all of them for None; else the named ones, each
+        one of addend_names, at least one (an empty sum would hand LayerNorm a zero row)."""
+        names = self.addend_names
+        if include is None:
+            return names
+        if isinstance(include, str):  # a lone name would otherwise be read letter by letter
+            include = (include,)
+        for name in include:
+            if name not in names:
+                raise InvalidValueError(f"{name!r} is not an addend of this recipe; its addends: {', '.join(names)}")
+        if not include:
+            raise InvalidValueError(f"the sum needs at least one addend of {', '.join(names)}; got none")
+        return tuple(name for name in names if name in include)
+
     def addends(
         self,
         ids: torch.Tensor,
         segment_ids: torch.Tensor | None = None,
         positions: torch.Tensor | None = None,
+        include: Collection[str] | None = None,
     ) -> EmbeddingParts:
-        """Every addend of the input embedding, their sum and the output; see EmbeddingParts."""
+        """Every addend of the input embedding, their sum and the output; see EmbeddingParts.
+
+        `include` (default: every addend) names the addends that go into the sum; the others are
+        left out of the total, of LayerNorm's input and so of the output, and come back as None.
+        Without "position" every occurrence of a token gets the same row, wherever it stands.
+        """
         if not isinstance(ids, torch.Tensor) or ids.dim() < 1:
             raise InvalidValueError("ids must be a tensor of shape (B, T) or (T,)")
         T = ids.shape[-1]
         _check_shape("segment_ids", segment_ids, (tuple(ids.shape),), ids)
         _check_shape("positions", positions, ((T,), tuple(ids.shape)), ids)
+        include = self.check_include(include)
+        # subtle: the token rows are looked up even when left out of the sum: the lookup checks the ids.
         token = self.token(ids)  # (B, T, D)
-        total = token
 
         position = None
         if self.position is not None:
             if positions is None:
                 positions = torch.arange(T, device=ids.device)  # (T,), broadcast over B
             position = self.position(positions)  # (T, D) or (B, T, D)
-            total = total + position
         elif positions is not None:
             raise InvalidValueError(
                 f"recipe positions={self.config.positions!r} adds no position rows; "
@@ -148,12 +182,17 @@ class InputEmbedding(nn.Module):
             if segment_ids is None:
                 segment_ids = torch.zeros_like(ids)  # everything in sentence A, as BERT does
             segment = self.segment(segment_ids)  # (B, T, D)
-            total = total + segment
         elif segment_ids is not None:
             raise InvalidValueError("segment_ids given, but this recipe has no segment table (n_segments=0)")
 
+        rows = dict(zip(ADDEND_NAMES, (token, position, segment), strict=True))
+        kept = {name: rows[name] for name in include}  # include is in ADDEND_NAMES order
+        total = None
+        for row in kept.values():  # token + position + segment, left to right, as the recipes write it
+            total = row if total is None else total + row
+        total = total.expand_as(token)  # a position row alone is (T, D): the same one for every batch row
         output = self.dropout(self.norm(total))  # (B, T, D)
-        return EmbeddingParts(token=token, position=position, segment=segment, total=total, output=output)
+        return EmbeddingParts(**{name: kept.get(name) for name in ADDEND_NAMES}, total=total, output=output)
 
     def forward(
         self,

@@ -6,6 +6,8 @@
     walk.parts.token   (T, D) token rows;  .position, .segment, .total, .output likewise
     walk.norms()       {'token': [...], 'position': [...], ...}: one L2 norm per token
     pipe.place(walk, 2, position=40)   'cat' moved to position 40: its addends, each (D,)
+    pipe.walk("the cat sat on the mat", include=("token", "segment"))
+                       no position rows in the sum: both "the" get the same row of X
 
     Pipeline.fresh("gpt2")             MiniLM's tokenizer with a newly initialised gpt2 recipe
 
@@ -14,6 +16,7 @@ The norms show the lessons' point about magnitudes: which addend dominates the s
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,10 +25,10 @@ from tokenizers import Tokenizer
 
 from embedlab.data.models import resolve_model
 from embedlab.errors import InvalidValueError, check_int
-from embedlab.layers.recipes import EmbeddingParts, InputEmbedding
+from embedlab.layers.recipes import ADDEND_NAMES, EmbeddingParts, InputEmbedding
 from embedlab.models.pretrained import bert_config, load_input_embedding, load_tokenizer, read_config
 
-ADDENDS = ("token", "position", "segment", "total", "output")
+ADDENDS = (*ADDEND_NAMES, "total", "output")
 
 
 @dataclass
@@ -38,6 +41,7 @@ class Walk:
     ids: list[int]
     segment_ids: list[int]
     parts: EmbeddingParts
+    include: tuple[str, ...]  # the addends in the sum (and so in X), in the recipe's order
 
     def rows(self) -> dict[str, torch.Tensor]:
         """Addend name -> (T, D) rows, for the addends the model has (positions broadcast)."""
@@ -61,6 +65,7 @@ class Walk:
             "ids": self.ids,
             "segment_ids": self.segment_ids,
             "positions": list(range(len(self.ids))),
+            "include": list(self.include),
             "norms": self.norms(),
             "rows": {name: rows.tolist() for name, rows in self.rows().items()},
         }
@@ -120,8 +125,9 @@ class Pipeline:
         return cls(load_tokenizer(folder), embedding.eval())
 
     @torch.no_grad()
-    def walk(self, text: str, pair: str | None = None) -> Walk:
-        """Tokenize `text` (and `pair` as sentence B) and run the input embedding on it."""
+    def walk(self, text: str, pair: str | None = None, include: Collection[str] | None = None) -> Walk:
+        """Tokenize `text` (and `pair` as sentence B) and run the input embedding on it, summing the
+        addends named in `include` (default: all the recipe has; see InputEmbedding.addends)."""
         if not isinstance(text, str) or not text.strip():
             raise InvalidValueError("text must be a non-empty string")
         enc = self.tokenizer.encode(text, pair) if pair is not None else self.tokenizer.encode(text)
@@ -130,13 +136,14 @@ class Pipeline:
             raise InvalidValueError(f"the text is {len(enc.ids)} tokens long; this model takes at most {max_len}")
         ids = torch.tensor([enc.ids])  # (1, T)
         segments = torch.tensor([enc.type_ids]) if self.embedding.segment is not None else None
-        parts = self.embedding.addends(ids, segments)
-        return Walk(text, pair, list(enc.tokens), list(enc.ids), list(enc.type_ids), parts)
+        include = self.embedding.check_include(include)  # the names, in order, for the walk to keep
+        parts = self.embedding.addends(ids, segments, include=include)
+        return Walk(text, pair, list(enc.tokens), list(enc.ids), list(enc.type_ids), parts, include)
 
     @torch.no_grad()
     def place(self, walk: Walk, index: int, position: int | None = None, segment: int | None = None) -> Placement:
         """Token `index` of `walk` looked up at `position` (default: where it stands) in `segment`
-        (default: its own; recipes without a segment table take none).
+        (default: its own; recipes without a segment table take none), summing the walk's addends.
 
         The token row stays the same wherever the token goes; the position row and the sum move.
         """
@@ -151,7 +158,7 @@ class Pipeline:
             segment = default if segment is None else check_int("segment", segment, low=0, high=c.n_segments - 1)
         ids = torch.tensor([[walk.ids[index]]])  # (1, 1)
         segments = None if segment is None else torch.tensor([[segment]])
-        parts = self.embedding.addends(ids, segments, torch.tensor([position]))
+        parts = self.embedding.addends(ids, segments, torch.tensor([position]), include=walk.include)
         names = [n for n in ADDENDS if getattr(parts, n) is not None and (n != "output" or c.layer_norm)]
         rows = {n: getattr(parts, n).reshape(c.dim) for n in names}  # (1, 1, D) or (1, D) -> (D,)
         return Placement(walk.pieces[index], walk.ids[index], position, segment, rows)

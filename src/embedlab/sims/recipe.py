@@ -1,5 +1,6 @@
 """Input recipe (lab simulation 3): one piece of a sentence as token + position (+ segment) rows,
-their sum and, where the recipe has one, LayerNorm.
+their sum and, where the recipe has one, LayerNorm; and the whole sentence's X, the rows that
+enter attention, compared piece with piece.
 
 "bert" is MiniLM's real input embedding; "gpt2" and "transformer" are fresh layers of the same
 size (MiniLM's vocabulary and width, seed 0) fed MiniLM's token ids, so the three compare.
@@ -8,14 +9,27 @@ size (MiniLM's vocabulary and width, seed 0) fed MiniLM's token ids, so the thre
     view = recipe.place("the cat sat on the mat", index=2, position=40)
     view.placement.rows["token"]          # (D,) "cat"'s row: the same at every position
     view.placement.rows["position"]       # (D,) row 40 of the position table
+    view.x_cosine                         # (T, T) cosine between the X rows of every two pieces
+
+    off = recipe.place("the cat sat on the mat", index=2, addends=("token", "segment"))
+    off.identical                         # ((1, 5),): with no position rows both "the" are one row of X
+
+Any addend may be left out, the token too: the lesson's "only position" sum is the same for every
+sentence, which is its point. Leaving all out is refused (LayerNorm of a zero row is just its bias).
+The model's own modules do the arithmetic (InputEmbedding.addends with `include`), so the LayerNorm
+shown is MiniLM's, applied to the reduced sum.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+
+import torch
 
 from embedlab.errors import InvalidValueError, check_choice, check_int
 from embedlab.models.pipeline import Pipeline, Placement
+from embedlab.vectors.similarity import score_matrix
 
 RECIPE_NAMES = ("bert", "gpt2", "transformer")
 PRETRAINED = "bert"  # the recipe whose layers are MiniLM's trained ones; the others are fresh
@@ -38,12 +52,18 @@ class RecipeView:
     pieces: list[str]
     ids: list[int]
     index: int
+    available: tuple[str, ...]  # the recipe's addends
+    addends: tuple[str, ...]  # those in the sum, in the recipe's order
     placement: Placement  # the piece's addend rows (D,) each, their sum, the output and norms
+    x_cosine: torch.Tensor  # (T, T) cosine between the sentence's X rows, each at its own position
+    identical: tuple[tuple[int, ...], ...]  # groups of pieces whose X rows are equal, bit for bit
 
     def to_dict(self) -> dict:
         """Plain JSON, the placement's fields one level up."""
         return {"recipe": self.recipe, "pretrained": self.recipe == PRETRAINED, "config": self.config,
-                "pieces": self.pieces, "ids": self.ids, "index": self.index, **self.placement.to_dict()}  # fmt: skip
+                "pieces": self.pieces, "ids": self.ids, "index": self.index, "available": list(self.available),
+                "addends": list(self.addends), **self.placement.to_dict(), "x_cosine": self.x_cosine.tolist(),
+                "identical": [list(group) for group in self.identical]}  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,12 +74,30 @@ class Recipe:
     pipeline: Pipeline
 
     def place(self, text: str, index: int, position: int | None = None, segment: int | None = None,
-              max_tokens: int = MAX_TOKENS) -> RecipeView:  # fmt: skip
+              addends: Sequence[str] | None = None, max_tokens: int = MAX_TOKENS) -> RecipeView:  # fmt: skip
         """Piece `index` of `text` (at most `max_tokens` pieces) at `position` (default: where it
-        stands) in `segment` (default: its own) -> every addend's row (D,), the sum and the output."""
-        walk = self.pipeline.walk(text)
+        stands) in `segment` (default: its own), summing `addends` (default: all the recipe has)
+        -> each of those addends' rows (D,), the sum and the output; and the whole text's X (T, D),
+        every piece where it stands, as a (T, T) cosine matrix and the groups of equal rows."""
         max_tokens = check_int("max_tokens", max_tokens, low=1)
+        walk = self.pipeline.walk(text, include=addends)
         if len(walk.ids) > max_tokens:
             raise InvalidValueError(f"the text is {len(walk.ids)} tokens long; the limit is {max_tokens}")
         placement = self.pipeline.place(walk, index, position, segment)
-        return RecipeView(self.name, asdict(self.pipeline.embedding.config), walk.pieces, walk.ids, index, placement)
+        x = walk.rows()["output"]  # (T, D): what enters attention
+        return RecipeView(self.name, asdict(self.pipeline.embedding.config), walk.pieces, walk.ids, index,
+                          self.pipeline.embedding.addend_names, walk.include, placement,
+                          score_matrix(x, x, "cosine"), equal_rows(x))  # fmt: skip
+
+
+def equal_rows(x: torch.Tensor) -> tuple[tuple[int, ...], ...]:
+    """(T, D) -> the groups of two or more row indices whose rows are exactly equal, by first index.
+
+    >>> equal_rows(torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]))
+    ((0, 2), (1, 3))
+    """
+    _, group = torch.unique(x, dim=0, return_inverse=True)  # (T,): one id per distinct row
+    groups: dict[int, list[int]] = {}
+    for i, g in enumerate(group.tolist()):
+        groups.setdefault(g, []).append(i)
+    return tuple(sorted(tuple(members) for members in groups.values() if len(members) > 1))

@@ -1,11 +1,12 @@
-// Input recipe: one piece of a sentence as token + position (+ segment) rows, their sum and LayerNorm.
+// Input recipe: one piece of a sentence as token + position (+ segment) rows, their sum and LayerNorm;
+// any addend can be left out of the sum, and the sentence's X rows are compared piece with piece.
 import { checkbox, el, field, select, table } from "./dom.js";
 import { config, get, latest } from "./http.js";
-import { colour, plot } from "./plot.js";
+import { colour, heat, plot } from "./plot.js";
 
 const WINDOW = 32; // dimensions drawn at once: 384 bars per addend would be unreadable
-const ADDENDS = ["token", "position", "segment"];
-const LABELS = { token: "token", position: "position", segment: "segment", total: "sum", output: "LayerNorm output" };
+const LABELS = { total: "sum", output: "LayerNorm output" }; // the addends go by their own names
+const label = (name) => LABELS[name] ?? name;
 
 export async function render(root) {
   const { limits } = await config();
@@ -18,7 +19,7 @@ export async function render(root) {
   page.segment.addEventListener("change", update);
   page.slider.addEventListener("input", () => move(page.index, Number(page.slider.value)));
   page.dims.addEventListener("change", () => page.last && show(page, page.last));
-  for (const box of Object.values(page.shown)) box.addEventListener("change", () => page.last && draw(page, page.last));
+  for (const box of Object.values(page.summed)) box.addEventListener("change", () => { lockLast(page); update(); });
   await update();
 }
 
@@ -28,13 +29,15 @@ function build(root, limits) {
     index: 2, position: null, // position null: where the piece stands in the sentence
     last: null, // the latest answer
     segmented: limits.segmented, // the recipes with a segment table
+    addendNames: limits.addends, // every addend a recipe may sum, in order
+    available: limits.addends, // the addends of the recipe last answered for
     recipe: select("recipe-name", limits.recipes, limits.pretrained, kind),
     text: el("input", { id: "recipe-text", value: "the cat sat on the mat", size: 40, maxlength: limits.text }),
     segment: select("recipe-segment", [0, 1], 0, (s) => `${"AB"[s]} (${s})`),
     dims: el("select", { id: "recipe-dims" }),
     slider: el("input", { id: "recipe-position", type: "range", min: 0, max: limits.position[1], value: 2 }),
     sliderLabel: el("span", { id: "recipe-position-value", class: "stat" }, "2"),
-    shown: Object.fromEntries(ADDENDS.map((name) => [name, checkbox(`recipe-show-${name}`, true)])),
+    summed: Object.fromEntries(limits.addends.map((name) => [name, checkbox(`recipe-add-${name}`, true)])),
     chips: el("div", { id: "recipe-tokens" }),
     summary: el("p", { id: "recipe-summary", class: "note" }),
     errors: el("div", { id: "recipe-error" }),
@@ -42,6 +45,8 @@ function build(root, limits) {
     sum: el("div", { id: "recipe-sum", class: "plot" }),
     output: el("div", { id: "recipe-output", class: "plot" }),
     norms: el("div", { id: "recipe-norms" }),
+    identical: el("p", { id: "recipe-identical", class: "stat" }),
+    x: el("div", { id: "recipe-x", class: "plot" }),
   };
   root.append(
     el("h2", {}, "Input recipe"),
@@ -49,22 +54,44 @@ function build(root, limits) {
       "row for the place it stands in, plus (in BERT) the row for the sentence it belongs to. Pick a piece of " +
       "the sentence and slide it along the sequence: its token row never changes, while the position row and " +
       "the sum do. \"bert\" runs MiniLM's trained tables and LayerNorm; \"gpt2\" and \"transformer\" are " +
-      "untrained tables of the same size (seed 0), the last multiplying token rows by √384 and adding fixed sinusoids."),
+      "untrained tables of the same size (seed 0), the last multiplying token rows by √384 and adding fixed " +
+      "sinusoids. Untick an addend to leave it out of the sum, of LayerNorm and so of X, the rows that enter " +
+      "attention: without position, the same word gets the same row of X wherever it stands."),
     el("div", { class: "controls" }, field("recipe", page.recipe), field("sentence", page.text),
       field("segment", page.segment), field("dimensions", page.dims)),
     page.chips,
     el("div", { class: "controls" }, field("position", el("span", {}, page.slider, " ", page.sliderLabel)),
-      ...Object.entries(page.shown).map(([name, box]) => field(`show ${name}`, box))),
+      ...Object.entries(page.summed).map(([name, box]) => field(`add ${name}`, box))),
     page.summary, page.errors,
-    el("div", { class: "grid2" }, page.addends, page.sum, page.output, page.norms));
+    el("div", { class: "grid2" }, page.addends, page.sum, page.output, page.norms),
+    el("h3", {}, "X, every piece where it stands: what enters attention"), page.identical, page.x);
   return page;
 }
 
+// The ticked addends the recipe has go as repeated `addends`.
 function load(page) {
-  const params = { recipe: page.recipe.value, text: page.text.value, index: page.index };
-  if (page.position !== null) params.position = page.position;
-  if (page.segmented.includes(page.recipe.value)) params.segment = page.segment.value;
+  const recipe = page.recipe.value;
+  const params = [["recipe", recipe], ["text", page.text.value], ["index", page.index]];
+  if (page.position !== null) params.push(["position", page.position]);
+  const segmented = page.segmented.includes(recipe);
+  if (segmented) params.push(["segment", page.segment.value]);
+  const has = (name) => segmented || name !== "segment";
+  let summed = page.addendNames.filter((name) => page.summed[name].checked && has(name));
+  if (!summed.length) { // only segment was ticked and this recipe has none: the token, which every recipe has
+    summed = page.addendNames.slice(0, 1);
+    page.summed[summed[0]].checked = true;
+  }
+  params.push(...summed.map((name) => ["addends", name]));
   return get("/api/recipe", params);
+}
+
+// The sum needs one addend at least (the server refuses an empty one): the last one ticked stays
+// ticked, and the addends the recipe lacks cannot be ticked.
+function lockLast(page) {
+  const ticked = page.available.filter((name) => page.summed[name].checked);
+  for (const [name, box] of Object.entries(page.summed)) {
+    box.disabled = !page.available.includes(name) || (ticked.length === 1 && ticked[0] === name);
+  }
 }
 
 function show(page, r) {
@@ -83,7 +110,9 @@ function describe(page, r) {
   page.slider.max = r.config.max_len - 1;
   page.slider.value = r.position;
   page.sliderLabel.textContent = `${r.position} (0–${r.config.max_len - 1})`;
-  page.segment.disabled = page.shown.segment.disabled = r.segment === null;
+  page.available = r.available;
+  lockLast(page);
+  page.segment.disabled = r.segment === null;
   if (r.segment !== null) page.segment.value = String(r.segment);
   const windows = Math.ceil(r.config.dim / WINDOW);
   if (page.dims.options.length !== windows) {
@@ -92,6 +121,7 @@ function describe(page, r) {
   }
   const where = r.segment === null ? "" : `, segment ${"AB"[r.segment]}`;
   page.summary.textContent = `"${r.piece}" (id ${r.id}) at position ${r.position}${where}; ` +
+    `sum = ${r.addends.join(" + ")}; ` +
     `dimensions ${page.dims.value}–${Math.min(Number(page.dims.value) + WINDOW, r.config.dim) - 1} of ` +
     `${r.config.dim} drawn` + (r.pretrained ? "; MiniLM's trained weights." : `; fresh ${r.recipe} layers.`);
 }
@@ -99,16 +129,31 @@ function describe(page, r) {
 function draw(page, r) {
   const start = Number(page.dims.value || 0);
   const x = Array.from({ length: Math.min(WINDOW, r.config.dim - start) }, (_, i) => start + i);
-  const trace = (name) => ({ type: "bar", name: LABELS[name], x, y: r.rows[name].slice(start, start + WINDOW),
+  const trace = (name) => ({ type: "bar", name: label(name), x, y: r.rows[name].slice(start, start + WINDOW),
     marker: { color: colour(name) } });
   const dimension = { title: { text: "dimension" } };
-  plot(page.addends, ADDENDS.filter((name) => name in r.rows).map((name) => ({ ...trace(name),
-    visible: page.shown[name].checked })), { title: { text: "addends" }, barmode: "group", xaxis: dimension });
-  plot(page.sum, [trace("total")], { title: { text: "sum of the addends" }, xaxis: dimension });
+  const sum = r.addends.join(" + ");
+  plot(page.addends, r.addends.map(trace), { title: { text: `addends summed: ${sum}` }, barmode: "group",
+    xaxis: dimension });
+  plot(page.sum, [trace("total")], { title: { text: `sum: ${sum}` }, xaxis: dimension });
   page.output.hidden = !("output" in r.rows);
   if ("output" in r.rows) {
-    plot(page.output, [trace("output")], { title: { text: "LayerNorm(sum): what enters attention" }, xaxis: dimension });
+    plot(page.output, [trace("output")], { title: { text: `LayerNorm(${sum}): what enters attention` },
+      xaxis: dimension });
   }
   page.norms.replaceChildren(table(["addend", "‖row‖"],
-    Object.entries(r.norms).map(([name, n]) => [LABELS[name], n.toFixed(4)])));
+    Object.entries(r.norms).map(([name, n]) => [label(name), n.toFixed(4)])));
+  drawX(page, r);
+}
+
+// Cosine between the X rows of every two pieces, and the pieces whose rows are equal bit for bit.
+function drawX(page, r) {
+  const names = r.pieces.map((piece, i) => `${i} ${piece}`); // numbered: a repeated word is two rows
+  const x = r.config.layer_norm ? `LayerNorm(${r.addends.join(" + ")})` : r.addends.join(" + ");
+  heat(page.x, r.x_cosine, { y: names, x: names, title: `cosine between rows of X = ${x}`,
+    hover: "%{y} · %{x}: %{z:.4f}",
+    layout: { xaxis: { type: "category", tickangle: -45 }, height: Math.max(360, 18 * names.length + 140) } });
+  const groups = r.identical.map((g) => g.map((i) => `“${r.pieces[i]}” at ${i}`).join(" = "));
+  page.identical.textContent = groups.length ? `X rows equal bit for bit: ${groups.join("; ")}.`
+    : "Every piece has its own row of X: no two are equal.";
 }
