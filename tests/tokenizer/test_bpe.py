@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
 from embedlab.errors import InvalidValueError, MissingDataError
-from embedlab.tokenizer.bpe import BPE, SPLITTERS
+from embedlab.tokenizer.bpe import BPE, TIED_KEPT
+from embedlab.tokenizer.pretokenize import SPLITTERS, alphabet
 
 LESSON = "the cat sat on the mat the cat"
 REPO = Path(__file__).resolve().parents[2]
@@ -38,6 +39,74 @@ def test_lesson_hand_calculation(split):
     assert bpe.trace[0].count("at") == 4
     assert bpe.trace[2].count("the") == 3 and "th" not in bpe.trace[2]
     assert len(bpe.trace) == 3
+
+
+# The lesson's text, by hand. Merge 1: (a,t) 4 is alone at the top. Then (t,h), (h,e), (e,␣) and
+# (at,␣) all have 3 (the lesson's table leaves out (t,␣) = 3, which became (at,␣)). In reading
+# order (t,h) comes first; by ids (alphabet by code point: ␣ a c e h m n o s t, then "at" = 10)
+# (e,␣) = (3, 0) is smallest; by strings (t,h) is greatest. After "th", (th,e), (e,␣) and (at,␣)
+# tie at 3 again.
+LESSON_MERGES = {
+    "first": [("a", "t", 4, 1), ("t", "h", 3, 4), ("th", "e", 3, 3), ("the", " ", 3, 2), ("at", " ", 3, 1)],
+    "hf": [("a", "t", 4, 1), ("e", " ", 3, 4), ("h", "e ", 3, 3), ("t", "he ", 3, 2), ("at", " ", 3, 1)],
+    "lexical": [("a", "t", 4, 1), ("t", "h", 3, 4), ("th", "e", 3, 3), ("the", " ", 3, 2), ("at", " ", 3, 1)],
+}
+
+
+@pytest.mark.parametrize("tie", sorted(LESSON_MERGES))
+def test_each_tie_rule_on_the_lesson_text(tie):
+    bpe = BPE(mode="char", split="none", tie=tie)
+    merges = bpe.train(LESSON, vocab_size=10 + 5)  # 10 characters + 5 merges
+    assert [(m.left, m.right, m.count, m.tied) for m in merges] == LESSON_MERGES[tie]
+    assert all(len(m.passed_over) == m.tied - 1 for m in merges)  # all named: fewer than TIED_KEPT
+    passed = {"first": [("h", "e"), ("e", " "), ("at", " ")],  # reading order
+              "hf": [("h", "e"), ("t", "h"), ("at", " ")],  # ids (4, 3) < (9, 4) < (10, 0)
+              "lexical": [("h", "e"), ("e", " "), ("at", " ")]}  # fmt: skip
+    assert list(merges[1].passed_over) == passed[tie]  # the losers of the second merge, best first
+
+
+def test_hf_rule_equals_the_huggingface_trainer_on_the_lesson_text():
+    # no pre-tokenizer: HF takes the one line as one sequence, as split "none" does
+    ours = BPE(mode="char", split="none", tie="hf").train(LESSON, num_merges=6)
+    assert [(m.left, m.right) for m in ours] == _hf_merges([LESSON], 10 + 6, None)
+
+
+def test_a_tie_names_at_most_tied_kept_pairs():
+    bpe = BPE(mode="char", split="none", tie="hf")
+    first = bpe.train("abcdefghij", num_merges=1)[0]  # nine pairs, each once
+    assert (first.left, first.right, first.count, first.tied) == ("a", "b", 1, 9)
+    assert first.passed_over == (("b", "c"), ("c", "d"), ("d", "e"), ("e", "f"), ("f", "g"))[:TIED_KEPT]
+
+
+def test_splits_decide_which_pieces_can_become_tokens():
+    assert SPLITTERS["gpt2"]("the cat's  mat") == ["the", " cat", "'s", " ", " mat"]
+    assert SPLITTERS["whitespace"]("the cat's  mat") == ["the", " ", "cat's", "  ", "mat"]
+    assert SPLITTERS["none"]("the cat's  mat") == ["the cat's  mat"]
+    tokens = {}
+    for split in SPLITTERS:
+        bpe = BPE(mode="char", split=split)
+        bpe.train(LESSON, num_merges=30)
+        tokens[split] = [m.token for m in bpe.history]
+        assert bpe.decode(bpe.encode(LESSON)) == LESSON
+    # a space is a token's first character under gpt2, a token of its own under whitespace,
+    # and anywhere under none, where merges run on until the whole text is one token
+    assert all(" " not in t[1:] for t in tokens["gpt2"]) and " cat" in tokens["gpt2"]
+    assert all(" " not in t for t in tokens["whitespace"])
+    assert "the " in tokens["none"] and tokens["none"][-1] == LESSON
+
+
+def test_char_alphabet_is_the_distinct_characters():
+    assert alphabet("char", ["the cat", "sat"]) == [" ", "a", "c", "e", "h", "s", "t"]
+    bpe = BPE(mode="char", split="none")
+    bpe.train(LESSON, num_merges=0)
+    assert bpe.vocab == [" ", "a", "c", "e", "h", "m", "n", "o", "s", "t"]  # by code point
+    with pytest.raises(
+        InvalidValueError, match=r"vocab_size 9 is below the alphabet size 10 \(0 specials \+ 10 distinct"
+    ):
+        bpe.train(LESSON, vocab_size=9)
+    special = BPE(mode="char", special_tokens=["<pad>"])
+    special.train(LESSON, vocab_size=11)  # 1 special + 10 characters, no merges
+    assert special.vocab_size == 11 and special.history == []
 
 
 def _naive_merges(text: str, split: str, num_merges: int, tie: str) -> list[tuple[str, str]]:
@@ -148,7 +217,7 @@ def test_encode_applies_the_learned_merges():
 def test_char_mode_rejects_unseen_characters():
     bpe = BPE(mode="char")
     bpe.train(LESSON, num_merges=2)
-    with pytest.raises(InvalidValueError, match="character 'z' is not in this tokenizer's alphabet"):
+    with pytest.raises(InvalidValueError, match="character 'z' is not in this tokenizer's alphabet of 10 characters"):
         bpe.encode("zebra")
 
 
@@ -161,6 +230,31 @@ def test_save_and_load_round_trip(tmp_path):
     assert loaded.vocab == bpe.vocab and loaded.history == bpe.history
     assert loaded.encode("the cat 🙂") == bpe.encode("the cat 🙂")
     assert loaded.decode([0, 1]) == "<pad><unk>"
+
+
+@pytest.mark.parametrize("split", ["none", "whitespace"])
+def test_char_tokenizer_save_and_load_round_trip(tmp_path, split):
+    text = "the cat sat on the mat\nthe cat\n"  # a line break, inside the one sequence under "none"
+    bpe = BPE(mode="char", split=split, tie="hf")
+    bpe.train(text, vocab_size=11 + 8)
+    loaded = BPE.load(bpe.save(tmp_path / "chars.json"))
+    assert (loaded.mode, loaded.split, loaded.tie) == ("char", split, "hf")
+    assert loaded.vocab == bpe.vocab and loaded.history == bpe.history and loaded.counts == bpe.counts
+    assert loaded.encode(text) == bpe.encode(text) and loaded.decode(loaded.encode(text)) == text
+    with pytest.raises(InvalidValueError, match="character 'z'"):
+        loaded.encode("zebra")
+
+
+def test_a_file_in_the_first_format_still_loads(tmp_path):
+    # version 1 as the first char-mode files were written: no field has been added since
+    old = {"format": "embedlab-bpe", "version": 1, "mode": "char", "split": "none", "tie": "first",
+           "special_tokens": [], "alphabet": [" ", "a", "c", "e", "h", "m", "n", "o", "s", "t"],
+           "merges": [["a", "t", 4], ["t", "h", 3], ["th", "e", 3]], "counts": []}  # fmt: skip
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    bpe = BPE.load(path)
+    assert [bpe.piece(i) for i in bpe.encode("the mat")] == ["the", " ", "m", "at"]
+    assert bpe.history == BPE(mode="char", split="none").train(LESSON, num_merges=3)
 
 
 def test_bad_files(tmp_path):

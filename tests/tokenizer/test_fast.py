@@ -38,6 +38,23 @@ def test_reference_with_hf_ties_equals_the_library_trainer(corpus):
     assert reference.encode(text) == fast.encode(text)
 
 
+@pytest.mark.parametrize("corpus", ["gcide", "enwiki-sample"])
+def test_whitespace_split_agrees_too(corpus):
+    lines = _slice(corpus, 300_000)  # a smaller slice: this split adds no new code path to time
+    fast = FastTokenizer.train(lines, vocab_size=256 + 500, split="whitespace")
+    reference = BPE(mode="byte", split="whitespace", tie="hf")
+    reference.train(lines, num_merges=500)
+    assert [(m.left, m.right) for m in reference.history] == fast.merges()
+    assert all("Ġ" not in m.token or set(m.token) == {"Ġ"} for m in reference.history)  # no word takes a space
+    text = "The cat  sat\ton the mat.\n 🙂 naïve " + " ".join(islice(open_corpus(corpus), 2000, 2005))
+    assert reference.encode(text) == fast.encode(text) and fast.decode(fast.encode(text)) == text
+
+
+def test_options_without_a_library_counterpart_are_refused():
+    with pytest.raises(InvalidValueError, match="split must be one of gpt2, whitespace; got 'none'"):
+        FastTokenizer.train(["the cat"], vocab_size=300, split="none")
+
+
 def test_minilm_wordpiece_tokenizer():
     fast = FastTokenizer.load("minilm")
     assert fast.vocab_size == 30522

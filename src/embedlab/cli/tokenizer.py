@@ -4,6 +4,11 @@
     embedlab tokenizer train enwiki-sample --vocab-size 2000 --out wiki.json --reference --trace
     embedlab tokenize "unhappiness" --tokenizer gcide-8k.json
     embedlab tokenize "the cat sat" --tokenizer minilm --json
+    embedlab tokenizer train lesson.txt --reference --trace --tie first --split none --alphabet chars \\
+        --vocab-size 13 --out lesson.json          # lesson 001's hand calculation, ties shown
+
+The fast trainer (HuggingFace) is byte-level with its own tie rule; the options only the
+reference trainer has are refused without --reference, each with the reason.
 """
 
 from __future__ import annotations
@@ -16,36 +21,84 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from embedlab.cli.options import JsonFlag
 from embedlab.data.corpora import open_corpus
-from embedlab.errors import MissingDataError
-from embedlab.tokenizer import BPE, FastTokenizer, load_tokenizer
+from embedlab.errors import InvalidValueError, MissingDataError, check_choice
+from embedlab.tokenizer import BPE, FastTokenizer, Merge, load_tokenizer
+from embedlab.tokenizer.bpe import TIE_RULES, TIES
+from embedlab.tokenizer.pretokenize import SPLITS
 from embedlab.tokenizer.vocab import piece_counts
 from embedlab.vectors.frequency import band
 
 app = typer.Typer(help="Train subword tokenizers on a corpus.", no_args_is_help=True)
 
 
+ALPHABETS = {"bytes": "byte", "chars": "char"}  # --alphabet -> BPE's mode
+FAST_SPLITS = ("gpt2", "whitespace")  # the splits FastTokenizer.train has too
+TIE_HELP = "; ".join(f"{name}: {rule}" for name, rule in TIE_RULES.items())
+
+
 @app.command("train")
 def train(
     corpus: Annotated[str, typer.Argument(help="A built-in corpus (gcide, enwiki-sample) or a text file.")],
-    vocab_size: Annotated[int, typer.Option("--vocab-size", help="Tokens in all: 256 bytes + merges.")],
+    vocab_size: Annotated[
+        int,
+        typer.Option(
+            "--vocab-size", help="Tokens in all: the alphabet (256 bytes, or the text's characters) + merges."
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", help="Where to write the tokenizer (JSON).")],
     reference: Annotated[
         bool, typer.Option("--reference", help="Use embedlab's readable trainer instead of HF tokenizers.")
     ] = False,
-    trace: Annotated[bool, typer.Option("--trace", help="Print each merge as it happens (--reference).")] = False,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="Print each merge, its count and the pairs it tied with (--reference).")
+    ] = False,
+    tie: Annotated[
+        str,
+        typer.Option(
+            "--tie", help=f"Which of equally frequent pairs is merged. {TIE_HELP}. first, lexical: --reference."
+        ),
+    ] = "hf",
+    split: Annotated[
+        str,
+        typer.Option(
+            "--split",
+            help="How text is cut before pairs are counted. gpt2: GPT-2's regex; whitespace: runs of "
+            "non-space and runs of space apart; none: the whole text is one sequence, lines joined "
+            "by their line breaks, so merges cross words (--reference).",
+        ),
+    ] = "gpt2",
+    alphabet: Annotated[
+        str,
+        typer.Option(
+            "--alphabet",
+            help="bytes: the 256 byte values (GPT-2's table), nothing is out of vocabulary; chars: the "
+            "text's distinct characters, another character cannot be encoded (--reference).",
+        ),
+    ] = "bytes",
     as_json: JsonFlag = False,
 ) -> None:
-    """Train a byte-level BPE tokenizer on CORPUS and write it to --out.
+    """Train a BPE tokenizer on CORPUS and write it to --out.
 
-    Both trainers learn the same merges (ties broken as HuggingFace does). The file also
-    records how often each token occurs in the corpus, which `embedlab tokenize` shows.
+    By default both trainers make GPT-2-style byte-level BPE and learn the same merges (ties
+    broken as HuggingFace does). --reference runs embedlab's Python trainer, which also starts
+    from characters, splits by whitespace or not at all, and breaks ties by other rules: the
+    lesson's hand calculation, on a file holding "the cat sat on the mat the cat", is
+
+      embedlab tokenizer train FILE --reference --trace --tie first --split none --alphabet chars
+      --vocab-size 13 --out t.json
+
+    The file also records how often each token occurs in the corpus, which `embedlab tokenize` shows.
     """
+    check_choice("--tie", tie, TIES)
+    check_choice("--split", split, SPLITS)
+    check_choice("--alphabet", alphabet, tuple(ALPHABETS))
+    if not reference:
+        _refuse_without_reference(tie, split, alphabet, trace)
     if not out.parent.is_dir():
         raise MissingDataError(f"--out: the folder {out.parent} does not exist")
     source = open_corpus(corpus)
@@ -54,21 +107,20 @@ def train(
     with _progress(console, as_json) as progress:
         lines = _counted(source, progress, progress.add_task(f"reading {source.name}", total=None))
         if reference:
-            tokenizer = BPE(mode="byte", split="gpt2", tie="hf")
-            merges = progress.add_task("merging", total=max(vocab_size - 256, 0))
+            tokenizer = BPE(mode=ALPHABETS[alphabet], split=split, tie=tie)
+            merging = progress.add_task("merging", total=None)
 
-            def on_merge(m) -> None:
-                progress.advance(merges)
-                if trace:
-                    progress.console.print(
-                        f"merge {m.id - 255:>6}: {escape(m.left)!r} + {escape(m.right)!r} -> {escape(m.token)!r}"
-                        f"  (count {m.count:,})",
-                        highlight=False,
-                    )
+            def on_merge(m: Merge) -> None:
+                n = len(tokenizer.history)
+                progress.update(merging, advance=1, total=vocab_size - m.id + n - 1)
+                if trace and not as_json:
+                    progress.console.print(_trace_line(n, m, tie), markup=False, highlight=False, soft_wrap=True)
 
+            if split == "none":  # one sequence: the lines' breaks go back between them
+                lines = _rejoined(lines)
             tokenizer.train(lines, vocab_size=vocab_size, on_merge=on_merge)
         else:
-            tokenizer = FastTokenizer.train(lines, vocab_size=vocab_size)
+            tokenizer = FastTokenizer.train(lines, vocab_size=vocab_size, split=split)
             counting = _counted(source, progress, progress.add_task("counting pieces", total=None))
             tokenizer.counts = piece_counts(tokenizer, counting)
     seconds = time.perf_counter() - start
@@ -76,18 +128,51 @@ def train(
     summary = {
         "corpus": source.name,
         "trainer": "reference" if reference else "fast",
+        "alphabet": alphabet,
+        "split": split,
+        "tie": tie,
         "vocab_size": tokenizer.vocab_size,
         "seconds": round(seconds, 2),
         "out": str(out),
     }
+    if reference and trace:
+        summary["merges"] = [
+            {"left": m.left, "right": m.right, "token": m.token, "count": m.count, "tied": m.tied,
+             "passed_over": [list(p) for p in m.passed_over]}
+            for m in tokenizer.history
+        ]  # fmt: skip
     if as_json:
-        typer.echo(json.dumps(summary))
+        typer.echo(json.dumps(summary, ensure_ascii=False))
     else:
         Console().print(
-            f"{summary['trainer']} BPE, {tokenizer.vocab_size:,} tokens from {source.name} "
-            f"in {seconds:.1f} s -> {out}",
+            f"{summary['trainer']} BPE, {tokenizer.vocab_size:,} tokens from {source.name} in {seconds:.1f} s -> {out}",
             highlight=False,
         )
+
+
+def _refuse_without_reference(tie: str, split: str, alphabet: str, trace: bool) -> None:
+    """The HF trainer is byte-level with its own tie rule and trains line by line: say which
+    option needs the reference trainer, and why."""
+    refusals = [
+        (tie != "hf", f"--tie {tie} needs --reference: HuggingFace's trainer breaks ties only its own way (hf)"),
+        (split not in FAST_SPLITS, f"--split {split} needs --reference: HuggingFace's trainer cuts lines apart"),
+        (alphabet != "bytes", f"--alphabet {alphabet} needs --reference: HuggingFace's byte alphabet is fixed"),
+        (trace, "--trace needs --reference: HuggingFace's trainer does not report its merges as it makes them"),
+    ]
+    for refused, message in refusals:
+        if refused:
+            raise InvalidValueError(message)
+
+
+def _trace_line(n: int, m: Merge, tie: str) -> str:
+    """merge      2: 't' + 'h' -> 'th'  (count 3, tied with 'h' + 'e'; --tie first takes the pair seen first ...)"""
+    line = f"merge {n:>6}: {m.left!r} + {m.right!r} -> {m.token!r}  (count {m.count:,}"
+    if m.tied == 1:
+        return line + ")"
+    named = ", ".join(f"{left!r} + {right!r}" for left, right in m.passed_over)
+    more = m.tied - 1 - len(m.passed_over)
+    named += f" and {more:,} more" if more else ""
+    return f"{line}, tied with {named}; --tie {tie} takes {TIE_RULES[tie]})"
 
 
 def tokenize(
@@ -129,6 +214,12 @@ def _progress(console: Console, quiet: bool) -> Progress:
         disable=quiet or not console.is_terminal,  # bars only for a person at a terminal
         transient=True,
     )
+
+
+def _rejoined(lines: Iterable[str]) -> Iterator[str]:
+    """Corpus lines (their breaks stripped) with a "\\n" before each but the first: the text as it was."""
+    for n, line in enumerate(lines):
+        yield "\n" + line if n else line
 
 
 def _counted(lines: Iterable[str], progress: Progress, task) -> Iterator[str]:

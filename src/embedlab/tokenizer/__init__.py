@@ -3,6 +3,7 @@ word-level vocabularies with an OOV policy.
 
     bpe.py     BPE: the reference trainer and tokenizer (train, encode, decode, save, load)
     pairs.py   PairIndex: adjacent-pair counts kept current as merges rewrite words; merge
+    pretokenize.py  what BPE starts from: split rules (gpt2, whitespace, none) and alphabets
     bytes.py   GPT-2's byte table and the space marker "Ġ": word_key, piece_word, piece_bytes
     fast.py    FastTokenizer on HuggingFace `tokenizers`; load_tokenizer, the one file reader
     vocab.py   words and count_words (the one word tokenizer), Vocab, piece and word statistics

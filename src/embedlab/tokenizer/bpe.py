@@ -6,70 +6,82 @@ merges the most frequent adjacent pair into a new token. The lessons' hand calcu
     >>> bpe = BPE(mode="char", split="none")
     >>> [(m.left, m.right, m.count) for m in bpe.train("the cat sat on the mat the cat", num_merges=3)]
     [('a', 't', 4), ('t', 'h', 3), ('th', 'e', 3)]
+    >>> bpe.history[1].tied, bpe.history[1].passed_over
+    (4, (('h', 'e'), ('e', ' '), ('at', ' ')))
 
-Training does not rescan the corpus after each merge. The text is cut into chunks (`split`),
-identical chunks are counted once with their frequency, and a merge rewrites only the chunks
-that contain the merged pair, adjusting the pair counts by the difference (pairs.PairIndex).
+Training does not rescan the corpus after each merge. The text is cut into chunks (`split`,
+pretokenize.py), identical chunks are counted once with their frequency, and a merge rewrites
+only the chunks that contain the merged pair, adjusting the pair counts by the difference
+(pairs.PairIndex).
 
-Ties between pairs of equal count are broken by `tie`:
-    "first"    the pair that occurs first in the text wins (the lessons' hand calculation, minbpe)
-    "hf"       the pair of smaller ids wins, ids being special tokens, then the alphabet by code
-               point, then merges in creation order (HuggingFace `tokenizers`' BpeTrainer)
-    "lexical"  the lexicographically greater pair of strings wins
+Pairs of equal count are common (above, four pairs have 3 after the first merge); `tie` picks
+one (TIE_RULES), and each Merge records how many pairs tied and which were passed over:
+    "first"    the pair whose first occurrence comes first in the text, in reading order: what a
+               person counting by hand picks, and minbpe's rule (Python's max over a dict keeps
+               the first of equal counts, and pairs enter the dict in reading order)
+    "hf"       the pair of smaller ids, compared left id first: specials, then the alphabet by
+               code point (bytes by GPT-2's stand-ins), then merges in creation order. This is
+               HuggingFace `tokenizers`' BpeTrainer (tested merge for merge against it)
+    "lexical"  the greatest pair of strings, left piece first, by code point (pieces as the
+               vocabulary writes them, "Ġ" for a space in byte mode): subword-nmt's learn_bpe,
+               Sennrich et al.'s reference BPE, takes max over (count, pair)
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
-import regex
-
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
 from embedlab.files import atomic_write_text
-from embedlab.tokenizer.bytes import as_piece, bytes_to_unicode, piece_bytes
+from embedlab.tokenizer.bytes import as_piece, piece_bytes
 from embedlab.tokenizer.pairs import Pair, PairIndex, merge
+from embedlab.tokenizer.pretokenize import MODES, SPLITS, SPLITTERS, alphabet, count_chunks
 
 FORMAT = "embedlab-bpe"  # the "format" field of a saved file: how load_tokenizer tells it apart
-MODES = ("char", "byte")
-TIES = ("first", "hf", "lexical")
-
-# GPT-2's pre-tokenizer: contractions, letters, digits, other symbols, each with one optional
-# leading space, and runs of whitespace. Merges never cross these chunk boundaries.
-GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-SPLITTERS = {  # split name -> text -> chunks
-    "gpt2": regex.compile(GPT2_PATTERN).findall,
-    "whitespace": regex.compile(r"\S+|\s+").findall,  # words and the spaces between them
-    "none": lambda text: [text] if text else [],  # one sequence: merges may cross spaces
+TIE_RULES = {  # tie rule -> which of several equally frequent pairs is merged (module docstring)
+    "first": "the pair seen first in the text",
+    "hf": "the pair of smallest ids, as HuggingFace tokenizers",
+    "lexical": "the greatest pair of strings, as subword-nmt",
 }
-SPLITS = tuple(SPLITTERS)
+TIES = tuple(TIE_RULES)
+TIED_KEPT = 5  # passed-over pairs a Merge names: at small counts thousands of pairs may tie
 
 
 @dataclass(frozen=True)
 class Merge:
-    """One learned merge: `left` + `right` -> `token` (as text), id `id`, seen `count` times."""
+    """One learned merge: `left` + `right` -> `token` (as text), id `id`, seen `count` times.
+
+    `tied` pairs had that count when it was made (1: no tie); `passed_over` names the first
+    TIED_KEPT of the others in the order the tie rule ranked them. Both describe the training
+    run only: they are not saved, and merges compare equal without them.
+    """
 
     left: str
     right: str
     token: str
     id: int
     count: int
+    tied: int = field(default=1, compare=False)
+    passed_over: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
 
 class BPE:
     """A BPE tokenizer: train(), encode(), decode(), save(), load().
 
     Args:
-        mode: "char" (the alphabet is the characters of the training text; an unseen character
-            cannot be encoded) or "byte" (the alphabet is all 256 byte values: nothing is ever
-            out of vocabulary).
-        split: how text is cut into chunks before merging: "gpt2" (GPT-2's regex), "whitespace"
-            (words and runs of spaces), or "none" (the whole text is one sequence).
-        tie: how ties between equally frequent pairs are broken (see the module docstring).
+        mode: the alphabet: "char" (the distinct characters of the training text; encoding a
+            character outside it raises InvalidValueError) or "byte" (all 256 byte values, of
+            the text's UTF-8: nothing is ever out of vocabulary).
+        split: how text is cut into chunks before pairs are counted (pretokenize.py): "gpt2"
+            (GPT-2's regex: words with one leading space, digits, punctuation), "whitespace"
+            (runs of non-space, and runs of space as chunks of their own), or "none" (the whole
+            text, spaces and line ends included, is one sequence: merges may cross words).
+        tie: which of several equally frequent pairs is merged: "first", "hf" or "lexical"
+            (the module docstring says exactly how each decides).
         special_tokens: reserved tokens given the first ids (e.g. "<pad>"); never merged.
     """
 
@@ -78,7 +90,7 @@ class BPE:
     ) -> None:
         self.mode = check_choice("mode", mode, MODES)
         self.split = check_choice("split", split, SPLITS)
-        self.tie = check_choice("tie", tie, TIES)
+        self.tie = check_choice("tie", tie, TIES)  # library default "first": the lessons' rule
         self.special_tokens = list(special_tokens)
         self.vocab: list[bytes | str] = []  # id -> piece (bytes in byte mode, str in char mode)
         self.merges: dict[Pair, int] = {}  # (left id, right id) -> merged id, in creation order
@@ -104,21 +116,26 @@ class BPE:
         Give exactly one of `vocab_size` (specials + alphabet + merges) or `num_merges`. With
         `trace`, `self.trace[k]` holds the pieces of `sample` (default: the first 200 characters
         of the text) after merge k + 1. `on_merge` is called with each merge as it is made (for
-        progress bars). Training stops early when no adjacent pair is left. Afterwards
-        `self.counts[i]` is how often token i occurs in the training text: how many gradient
-        updates its embedding row would get per epoch.
+        progress bars). Training stops early when no adjacent pair is left. With split "none"
+        the lines are joined as given: keep their "\\n" if lines should not run together.
+        Afterwards `self.counts[i]` is how often token i occurs in the training text: how many
+        gradient updates its embedding row would get per epoch.
         """
         if (vocab_size is None) == (num_merges is None):
             raise InvalidValueError("give exactly one of vocab_size and num_merges")
         lines = [text_or_corpus] if isinstance(text_or_corpus, str) else text_or_corpus
-        chunk_counts, head = self._count_chunks(lines)
-        self._build_alphabet(chunk_counts)
+        chunk_counts, head = count_chunks(lines, self.split)
+        if not chunk_counts:
+            raise InvalidValueError("the training text is empty")
+        self._set_alphabet(alphabet(self.mode, chunk_counts))
         if vocab_size is not None:
             check_int("vocab_size", vocab_size, low=1)
             if vocab_size < len(self.vocab):
+                n_symbols = len(self.vocab) - len(self.special_tokens)
+                symbols = "bytes" if self.mode == "byte" else "distinct characters of the text"
                 raise InvalidValueError(
                     f"vocab_size {vocab_size} is below the alphabet size {len(self.vocab)} "
-                    f"({len(self.special_tokens)} specials + {len(self.vocab) - len(self.special_tokens)} symbols)"
+                    f"({len(self.special_tokens)} specials + {n_symbols} {symbols})"
                 )
             num_merges = vocab_size - len(self.vocab)
         num_merges = check_int("num_merges", num_merges, low=0)
@@ -132,9 +149,9 @@ class BPE:
             tied = stats.pop_most_frequent()
             if not tied:
                 break  # every chunk is a single token: nothing left to merge
-            pair = self._break_tie(tied, stats)
+            pair, *passed_over = self._break_tie(tied, stats)
             stats.push_back(tied - {pair})
-            stats.merge(pair, self._add_merge(pair, stats.counts[pair]).id)
+            stats.merge(pair, self._add_merge(pair, stats.counts[pair], passed_over).id)
             if trace:
                 self._cache.clear()  # subtle: chunks encoded before this merge would keep their old pieces
                 self.trace.append([self.piece(i) for i in self.encode(sample)])
@@ -143,39 +160,16 @@ class BPE:
         self.counts = stats.token_counts(len(self.vocab))
         return self.history
 
-    def _add_merge(self, pair: Pair, count: int) -> Merge:
+    def _add_merge(self, pair: Pair, count: int, passed_over: list[Pair] | None = None) -> Merge:
         """Give `pair` the next id: a new token, its merge rule, and its place in `history`."""
         new_id = len(self.vocab)
         self.vocab.append(self.vocab[pair[0]] + self.vocab[pair[1]])
         self.merges[pair] = new_id
-        self.history.append(Merge(self.piece(pair[0]), self.piece(pair[1]), self.piece(new_id), new_id, count))
+        passed_over = passed_over or []
+        named = tuple((self.piece(a), self.piece(b)) for a, b in passed_over[:TIED_KEPT])
+        left, right, token = self.piece(pair[0]), self.piece(pair[1]), self.piece(new_id)
+        self.history.append(Merge(left, right, token, new_id, count, 1 + len(passed_over), named))
         return self.history[-1]
-
-    def _count_chunks(self, lines: Iterable[str]) -> tuple[Counter[str], str]:
-        """Chunk -> frequency over all lines (dict order = first appearance), and the text's
-        first 200 characters (the default trace sample)."""
-        split = SPLITTERS[self.split]
-        if self.split == "none":
-            lines = ["".join(lines)]  # one sequence: merges may cross line ends
-        counts: Counter[str] = Counter()
-        head = ""
-        for line in lines:
-            counts.update(split(line))
-            if len(head) < 200:
-                head = (head + line)[:200]
-        return counts, head
-
-    def _build_alphabet(self, chunk_counts: Counter[str]) -> None:
-        """Ids: specials first, then the alphabet ordered by code point (by GPT-2's printable
-        stand-in characters in byte mode, as HuggingFace orders a byte-level alphabet)."""
-        if not chunk_counts:
-            raise InvalidValueError("the training text is empty")
-        if self.mode == "byte":
-            stand_in = bytes_to_unicode()
-            symbols: list[bytes | str] = [bytes([b]) for b in sorted(range(256), key=stand_in.get)]
-        else:
-            symbols = sorted({ch for chunk in chunk_counts for ch in chunk})
-        self._set_alphabet(symbols)
 
     def _set_alphabet(self, symbols: list[bytes | str]) -> None:
         """vocab = specials, then the alphabet symbols; no merges yet."""
@@ -191,17 +185,21 @@ class BPE:
             return [self._ids[ch] for ch in chunk]
         except KeyError as err:
             raise InvalidValueError(
-                f"character {err.args[0]!r} is not in this tokenizer's alphabet (char mode); "
-                "byte mode covers every string"
+                f"character {err.args[0]!r} is not in this tokenizer's alphabet of {len(self._ids)} "
+                "characters (those of its training text); a byte-level BPE covers every string"
             ) from None
 
-    def _break_tie(self, tied: set[Pair], stats: PairIndex) -> Pair:
-        """One pair among equally frequent ones, by `self.tie`."""
+    def _break_tie(self, tied: set[Pair], stats: PairIndex) -> list[Pair]:
+        """Equally frequent pairs ranked by `self.tie`: the one to merge first, then the rest.
+
+        Ranking all of them (not only taking the best) costs the same key per pair, and names the
+        pairs passed over in the trace.
+        """
         if self.tie == "hf":
-            return min(tied)  # ids already follow HF's order: specials, alphabet, merges
+            return sorted(tied)  # ids already follow HF's order: specials, alphabet, merges
         if self.tie == "lexical":
-            return max(tied, key=lambda p: (self.piece(p[0]), self.piece(p[1])))
-        return min(tied, key=stats.first_position)
+            return sorted(tied, key=lambda p: (self.piece(p[0]), self.piece(p[1])), reverse=True)
+        return sorted(tied, key=stats.first_position)
 
     # ----- using a trained tokenizer ------------------------------------------------------
 

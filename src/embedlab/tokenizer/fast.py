@@ -9,9 +9,11 @@
 This module is the one place a tokenizer file is read: models.pretrained.load_tokenizer hands out
 a model folder's raw `tokenizers.Tokenizer` as `FastTokenizer.load(folder).tokenizer`.
 
-Training is the library's BpeTrainer with GPT-2's byte-level pre-tokenizer, over the full
-256-symbol byte alphabet: the configuration `BPE(mode="byte", split="gpt2", tie="hf")`
-reproduces merge for merge (see the tests).
+Training is the library's BpeTrainer over the full 256-symbol byte alphabet, the chunks cut by
+GPT-2's regex (split="gpt2") or by runs of space (split="whitespace"): the configuration
+`BPE(mode="byte", split=split, tie="hf")` reproduces merge for merge (see the tests). The other
+reference options have no counterpart here: the library breaks ties only its own way, trains
+each line apart (no split "none"), and a character alphabet would drop unseen characters.
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from embedlab.data.models import MODELS, resolve_model
-from embedlab.errors import InvalidValueError, MissingDataError, check_int
+from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
 from embedlab.files import atomic_write_text
 from embedlab.tokenizer.bpe import BPE, FORMAT
+from embedlab.tokenizer.pretokenize import SPLIT_PATTERNS
 
 
 class FastTokenizer:
@@ -48,8 +51,13 @@ class FastTokenizer:
         vocab_size: int,
         special_tokens: Iterable[str] = (),
         min_frequency: int = 0,
+        split: str = "gpt2",
     ) -> FastTokenizer:
-        """Byte-level BPE trained by the library: vocab_size counts specials + 256 bytes + merges."""
+        """Byte-level BPE trained by the library: vocab_size counts specials + 256 bytes + merges.
+
+        `split` is "gpt2" or "whitespace", as for the reference BPE (pretokenize.SPLIT_PATTERNS).
+        """
+        check_choice("split", split, tuple(SPLIT_PATTERNS))
         special_tokens = list(special_tokens)
         floor = len(special_tokens) + 256
         check_int("vocab_size", vocab_size, low=1)
@@ -59,7 +67,12 @@ class FastTokenizer:
                 f"({len(special_tokens)} specials + 256 bytes)"
             )
         tokenizer = Tokenizer(models.BPE())
-        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+        if split == "gpt2":  # ByteLevel's own regex is GPT-2's
+            tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+        else:  # cut by the same pattern as the reference BPE, then map bytes to their stand-ins
+            cut = pre_tokenizers.Split(Regex(SPLIT_PATTERNS[split]), behavior="isolated")
+            byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+            tokenizer.pre_tokenizer = pre_tokenizers.Sequence([cut, byte_level])
         tokenizer.decoder = decoders.ByteLevel()
         trainer = trainers.BpeTrainer(
             vocab_size=vocab_size,
