@@ -1,0 +1,8 @@
+"""The strategy arena: lesson 001's six ways to embed, raced for real on this machine's tasks.
+
+strategies.py  the six strategies (lesson-scale and arena-scale layouts), the tasks, the budgets
+text.py        the text strategies: tokenizers, TinyLM at equal training time, bits per byte
+vision.py      the image strategies: a small ViT on Fashion-MNIST at two patch sizes, accuracy
+tasks.py       one (strategy, seed) run -> its measured results, task by task; "not applicable"
+runner.py      the race: every pair in turn, resumable, results.json and figures in one folder
+"""

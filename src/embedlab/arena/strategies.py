@@ -1,0 +1,137 @@
+"""The six embedding strategies of lesson 001's arena (chapter 8), as data, and the race's budgets.
+
+Each strategy carries two layouts (embedlab.sizing.EmbeddingLayout): the lesson's, at the scale of
+real models, and the arena's, the one this machine actually trains. The arena keeps the lesson's
+proportions, not its sizes:
+
+    strategy         lesson: V or patch, d      arena: V or patch, d     body
+    small-v-tied     8,000 × 768, tied          2,000 × 64, tied         TinyLM (text)
+    large-v-untied   128,000 × 4,096, untied    32,000 × 64, untied      TinyLM
+    bpe-32k          32,000 × 768, tied         8,000 × 64, tied         TinyLM
+    bytes            256 × 768, tied            256 × 64, tied           TinyLM
+    patch-16         16-px patches of 224 px    2-px patches of 28 px    small ViT (images)
+    patch-32         32-px patches of 224 px    4-px patches of 28 px    small ViT
+
+The vocabularies keep the lesson's 8K : 32K : 128K as 2K : 8K : 32K (1 : 4 : 16), BPE trained on
+the race's own training text. Every text strategy trains the same TinyLM body at the same width,
+so the one thing that differs is the embedding: the lesson's d = 4,096 for "large V" belongs to a
+bigger body, and widening ours would measure the body, not the table. The patch sizes keep the
+lesson's token counts: 2-px patches of a 28-px Fashion-MNIST image are 196 tokens, as 16-px
+patches of a 224-px image are, and 4-px patches are 49, as 32-px ones are. "Character-level" is
+byte-level here: 256 rows, the lesson's own count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from embedlab.errors import check_choice, unknown_name
+from embedlab.sizing import EmbeddingLayout, count
+
+KINDS = ("text", "image")
+TASKS = ("lm", "rare", "image", "cost")  # language modelling, rare words, image classification, cost
+TASK_KINDS = {"lm": ("text",), "rare": ("text",), "image": ("image",), "cost": KINDS}
+
+ARENA_DIM = 64  # the width of every arena body (text and image)
+IMAGE_SIZE = 28  # Fashion-MNIST
+LESSON_IMAGE_SIZE = 224  # ViT-B
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One way to embed: its lesson-scale and arena-scale layouts and what the lesson claims for it.
+
+    `lesson_tokens` is the lesson's tokens per input ("~40"), kept as the lesson wrote it; the
+    race measures the real figure.
+    """
+
+    name: str
+    label: str
+    kind: str  # "text" | "image"
+    lesson: EmbeddingLayout
+    arena: EmbeddingLayout
+    lesson_tokens: str
+    tokenizer: str | None = None  # text: "bytes" or "bpe"
+
+    def __post_init__(self) -> None:
+        check_choice("kind", self.kind, KINDS)
+
+    def applies_to(self, task: str) -> bool:
+        """Whether the strategy can do `task` at all (patches read no text, bytes see no image)."""
+        return self.kind in TASK_KINDS[check_choice("task", task, TASKS)]
+
+    @property
+    def lesson_params(self) -> int:
+        """Embedding parameters at the lesson's scale: the token table (twice when untied), or the
+        patch projection with its bias (ViT's CLS token and positions left out, as the lesson does)."""
+        report = count(self.lesson)
+        return report.patch_params if self.kind == "image" else report.token_params + report.output_params
+
+    @property
+    def arena_params(self) -> int:
+        """The same count at the arena's scale."""
+        report = count(self.arena)
+        return report.patch_params if self.kind == "image" else report.token_params + report.output_params
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name, "label": self.label, "kind": self.kind, "tokenizer": self.tokenizer,
+            "lesson": {**self.lesson.to_dict(), "params": self.lesson_params, "tokens_per_input": self.lesson_tokens},
+            "arena": {**self.arena.to_dict(), "params": self.arena_params},
+        }  # fmt: skip
+
+
+def _text(vocab_size: int, dim: int, tied: bool) -> EmbeddingLayout:
+    return EmbeddingLayout(vocab_size=vocab_size, dim=dim, tied=tied)
+
+
+def _image(image_size: int, patch_size: int, dim: int, channels: int) -> EmbeddingLayout:
+    return EmbeddingLayout(dim=dim, image_size=image_size, patch_size=patch_size, in_channels=channels)
+
+
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
+    Strategy("small-v-tied", "small V + tied", "text", _text(8_000, 768, True), _text(2_000, ARENA_DIM, True),
+             "~40", "bpe"),
+    Strategy("large-v-untied", "large V + untied", "text", _text(128_000, 4_096, False),
+             _text(32_000, ARENA_DIM, False), "~15", "bpe"),
+    Strategy("bpe-32k", "subword BPE", "text", _text(32_000, 768, True), _text(8_000, ARENA_DIM, True), "~25", "bpe"),
+    Strategy("bytes", "character-level", "text", _text(256, 768, True), _text(256, ARENA_DIM, True), "~120",
+             "bytes"),
+    Strategy("patch-16", "patch 16 (ViT)", "image", _image(LESSON_IMAGE_SIZE, 16, 768, 3),
+             _image(IMAGE_SIZE, 2, ARENA_DIM, 1), "196"),
+    Strategy("patch-32", "patch 32 (ViT)", "image", _image(LESSON_IMAGE_SIZE, 32, 768, 3),
+             _image(IMAGE_SIZE, 4, ARENA_DIM, 1), "49"),
+)}  # fmt: skip
+
+
+def strategy(name: str) -> Strategy:
+    """The strategy registered as `name`."""
+    if name not in STRATEGIES:
+        raise unknown_name("strategy", name, STRATEGIES)
+    return STRATEGIES[name]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much of everything one race spends. Every text strategy gets the same training time
+    (equal compute on one machine), every image strategy likewise; `seeds` repeat each run."""
+
+    name: str
+    corpus: str  # the built-in corpus the text strategies learn from
+    train_bytes: int  # of the corpus's training part (the held-out part is every 10th line)
+    eval_bytes: int  # of the held-out part, for bits per byte
+    text_seconds: float  # training time per text strategy and seed
+    image_seconds: float
+    image_train: int  # training images used (of 60,000)
+    image_test: int  # test images scored (of 10,000)
+    seeds: tuple[int, ...]
+    context: int = 64  # tokens per training window, the same for every tokenization
+    n_layers: int = 2
+    n_heads: int = 4
+    batch_size: int = 32
+
+
+BUDGETS: dict[str, Budget] = {
+    "quick": Budget("quick", "enwiki-sample", 600_000, 60_000, 12.0, 15.0, 10_000, 2_000, (0,)),
+    "full": Budget("full", "gcide", 8_000_000, 400_000, 210.0, 150.0, 60_000, 10_000, (0, 1)),
+}
