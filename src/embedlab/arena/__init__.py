@@ -5,4 +5,5 @@ text.py        the text strategies: tokenizers, TinyLM at equal training time, b
 vision.py      the image strategies: a small ViT on Fashion-MNIST at two patch sizes, accuracy
 tasks.py       one (strategy, seed) run -> its measured results, task by task; "not applicable"
 runner.py      the race: every pair in turn, resumable, results.json and figures in one folder
+figures.py     the race's PNG figures: one bar chart per task, the learning curves
 """

@@ -74,11 +74,14 @@ class Strategy:
         return report.patch_params if self.kind == "image" else report.token_params + report.output_params
 
     def to_dict(self) -> dict:
-        return {
-            "name": self.name, "label": self.label, "kind": self.kind, "tokenizer": self.tokenizer,
-            "lesson": {**self.lesson.to_dict(), "params": self.lesson_params, "tokens_per_input": self.lesson_tokens},
-            "arena": {**self.arena.to_dict(), "params": self.arena_params},
-        }  # fmt: skip
+        """JSON-ready; an image strategy's params also come without the projection's bias (D fewer)."""
+        lesson = {**self.lesson.to_dict(), "params": self.lesson_params, "tokens_per_input": self.lesson_tokens}
+        arena = {**self.arena.to_dict(), "params": self.arena_params}
+        if self.kind == "image":
+            lesson["params_without_bias"] = self.lesson_params - self.lesson.dim
+            arena["params_without_bias"] = self.arena_params - self.arena.dim
+        return {"name": self.name, "label": self.label, "kind": self.kind, "tokenizer": self.tokenizer,
+                "lesson": lesson, "arena": arena}  # fmt: skip
 
 
 def _text(vocab_size: int, dim: int, tied: bool) -> EmbeddingLayout:

@@ -11,6 +11,7 @@
     embedlab evaluate minilm --json
     embedlab export minilm --format word2vec-bin --out minilm.bin
     embedlab train enwiki-sample --out runs/wiki
+    embedlab arena --quick --out runs/arena-quick
     embedlab lab --vectors minilm --vectors runs/wiki
 
 Every expected error (an `EmbedlabError`, or a usage mistake such as an unknown option) is
@@ -23,6 +24,7 @@ context.py    `embedlab context`: one word's vector in several sentences, layer 
 tokenizer.py  `embedlab tokenize`, `embedlab tokenizer train`
 vectors.py    `embedlab neighbors | analogy | evaluate | export`
 train.py      `embedlab train`: a run folder, with progress, resume and metrics
+arena.py      `embedlab arena`: the six embedding strategies raced on real tasks
 lab.py        `embedlab lab`: serve the web lab
 """
 
@@ -35,7 +37,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from embedlab.cli import context, embed, lab, size, tokenizer, train, vectors
+from embedlab.cli import arena, context, embed, lab, size, tokenizer, train, vectors
 from embedlab.errors import EmbedlabError
 
 app = typer.Typer(
@@ -55,6 +57,7 @@ app.command("analogy")(vectors.analogy)
 app.command("evaluate")(vectors.evaluate)
 app.command("export")(vectors.export)
 app.command("train")(train.train)
+app.command("arena")(arena.arena)
 app.command("lab")(lab.lab)
 
 

@@ -1,0 +1,70 @@
+"""The race's pictures, drawn with matplotlib from its summary (runner.Race.summary):
+
+TASK.png     one bar per strategy for the task's headline metric, the seeds' spread as an error
+             bar, "n/a" where the task does not apply (never a zero-height bar)
+curves.png   held-out bits per byte (text) and test accuracy (images) against training time
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only: no display on a server or in CI
+import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+
+from embedlab.files import atomic_writer  # noqa: E402
+
+
+def draw(summary: dict, folder: Path) -> list[Path]:
+    """Write every figure of `summary` into `folder`; -> the paths written."""
+    labels = {s["name"]: s["label"] for s in summary["strategies"]}
+    written = [_bars(summary, task, labels, folder / f"{task}.png") for task in summary["tasks"]]
+    written.append(_curves(summary, labels, folder / "curves.png"))
+    return written
+
+
+def _bars(summary: dict, task: str, labels: dict[str, str], path: Path) -> Path:
+    rows = [r for r in summary["results"] if r["task"] == task]
+    headline = next((r["metric"] for r in rows if r["applicable"]), rows[0]["metric"])
+    rows = [r for r in rows if r["metric"] == headline]
+    fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    for i, r in enumerate(rows):
+        if not r["applicable"]:
+            ax.text(i, 0, "n/a", ha="center", va="bottom", color="0.45")
+            continue
+        low, high = r["spread"]
+        ax.bar(i, r["value"], color="#2f6fde", yerr=[[r["value"] - low], [high - r["value"]]], capsize=4)
+        ax.text(i, r["value"], f" {r['value']:.3g}", ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(range(len(rows)), [labels[r["strategy"]] for r in rows], rotation=20, ha="right")
+    unit = next((r["unit"] for r in rows if r["applicable"]), "")
+    better = next((r["better"] for r in rows if r["applicable"]), "")
+    ax.set_ylabel(f"{headline} ({unit})")
+    ax.set_title(f"{task}: {headline}, {better} is better ({summary['budget']['name']} race)")
+    if task == "cost":
+        ax.set_yscale("log")
+    return _save(fig, path)
+
+
+def _curves(summary: dict, labels: dict[str, str], path: Path) -> Path:
+    fig, (text_ax, image_ax) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
+    for run in summary["runs"]:
+        if not run.get("curve"):
+            continue
+        ax = image_ax if "accuracy" in run else text_ax
+        seconds, values = zip(*run["curve"], strict=True)
+        ax.plot(seconds, values, marker=".", label=f"{labels[run['strategy']]} (seed {run['seed']})")
+    text_ax.set(title="held-out bits per byte", xlabel="training seconds", ylabel="bits/byte")
+    image_ax.set(title="Fashion-MNIST test accuracy", xlabel="training seconds", ylabel="accuracy")
+    for ax in (text_ax, image_ax):
+        if ax.lines:
+            ax.legend(fontsize=7)
+    return _save(fig, path)
+
+
+def _save(fig, path: Path) -> Path:
+    with atomic_writer(path, "wb") as f:
+        fig.savefig(f, format="png", dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,158 @@
+"""The race: every strategy trained with every seed, then every task reported, all in one folder.
+
+    race = Race.open("runs/arena", BUDGETS["quick"])       # a new folder, or the same race resumed
+    summary = race.run(on_event=print)                     # {"strategies", "tasks", "results", ...}
+
+The folder:
+    race.json                the race's setting (budget, strategies, tasks, device): written first
+    runs/STRATEGY-seedN.json one finished run (a strategy trained once): written atomically when it ends
+    text/, tokenizers/       the split corpus and the trained tokenizers, reused on resume
+    results.json             every task's Results and the runs behind them (what --json prints)
+    *.png                    one bar chart per task, and the learning curves
+
+A killed race resumes: the runs already written are read back, not trained again, and the race
+goes on with the next one. A folder holding another race (another budget or device) is refused
+unless `force`, which deletes its runs and results first; a folder holding anything else is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+
+from embedlab.arena import figures
+from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strategy
+from embedlab.arena.tasks import results
+from embedlab.errors import InvalidValueError, check_choice
+from embedlab.files import atomic_write_text
+
+log = logging.getLogger("embedlab")
+
+RACE_FILE, RESULTS_FILE, RUNS = "race.json", "results.json", "runs"
+DEVICES = ("cpu", "cuda")
+
+
+@dataclass(frozen=True)
+class RaceEvent:
+    """What the race is doing, for a progress bar: `stage` is "preparing" (splitting the corpus,
+    training a tokenizer), "training" (`elapsed` of `seconds` training time, `value` the latest
+    curve point), "finished" or "resumed" (a run read back from its file)."""
+
+    strategy: str
+    seed: int
+    stage: str
+    elapsed: float = 0.0
+    seconds: float = 0.0
+    value: float | None = None
+
+
+class Race:
+    """One race in one folder; see the module docstring."""
+
+    def __init__(self, folder: Path, budget: Budget, strategies: tuple[str, ...], tasks: tuple[str, ...], device: str):
+        self.folder, self.budget, self.strategies, self.tasks, self.device = folder, budget, strategies, tasks, device
+
+    @classmethod
+    def open(
+        cls, folder: str | Path, budget: Budget | str = "quick", strategies: Sequence[str] | None = None,
+        tasks: Sequence[str] | None = None, device: str = "cpu", force: bool = False,
+    ) -> Race:  # fmt: skip
+        """A race in `folder`: a new one, or the one already there if it has the same setting."""
+        if isinstance(budget, str):
+            budget = BUDGETS[check_choice("budget", budget, tuple(BUDGETS))]
+        names = tuple(strategy(name).name for name in (strategies or STRATEGIES))
+        tasks = tuple(check_choice("task", task, TASKS) for task in (tasks or TASKS))
+        device = check_choice("device", device, DEVICES)
+        if device == "cuda" and not torch.cuda.is_available():
+            raise InvalidValueError("device 'cuda' asked for, but torch sees no CUDA device here")
+        folder = Path(folder)
+        setting = {"budget": asdict(budget), "device": device}
+        race_file = folder / RACE_FILE
+        if race_file.is_file():
+            before = json.loads(race_file.read_text(encoding="utf-8"))
+            if {k: before.get(k) for k in setting} != json.loads(json.dumps(setting)) and not force:
+                raise InvalidValueError(
+                    f"{folder} holds a {before['budget']['name']} race on {before['device']}; pick another folder, "
+                    "or force to start over there"
+                )
+            if force:
+                shutil.rmtree(folder / RUNS, ignore_errors=True)
+                (folder / RESULTS_FILE).unlink(missing_ok=True)
+        elif folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+            raise InvalidValueError(f"{folder} exists and holds no race; pick an empty or new folder")
+        (folder / RUNS).mkdir(parents=True, exist_ok=True)
+        atomic_write_text(race_file, json.dumps({**setting, "strategies": names, "tasks": tasks}, indent=1))
+        return cls(folder, budget, names, tasks, device)
+
+    def pairs(self) -> list[tuple[str, int]]:
+        """(strategy, seed) of every run the race needs: strategies with an applicable task."""
+        needed = [s for s in self.strategies if any(STRATEGIES[s].applies_to(t) for t in self.tasks)]
+        return [(name, seed) for name in needed for seed in self.budget.seeds]
+
+    def run_file(self, name: str, seed: int) -> Path:
+        return self.folder / RUNS / f"{name}-seed{seed}.json"
+
+    def finished(self) -> dict[tuple[str, int], dict]:
+        """The runs already written, by (strategy, seed)."""
+        done = {}
+        for name, seed in self.pairs():
+            path = self.run_file(name, seed)
+            if path.is_file():
+                done[name, seed] = json.loads(path.read_text(encoding="utf-8"))
+        return done
+
+    def run(self, on_event: Callable[[RaceEvent], None] | None = None) -> dict:
+        """Train every run not yet written, then write results.json and the figures; -> the summary."""
+        emit = on_event or (lambda event: None)
+        done = self.finished()
+        text_data = None
+        for name, seed in self.pairs():
+            if (name, seed) in done:
+                emit(RaceEvent(name, seed, "resumed"))
+                continue
+            s = STRATEGIES[name]
+            emit(RaceEvent(name, seed, "preparing"))
+            seconds = self.budget.text_seconds if s.kind == "text" else self.budget.image_seconds
+
+            def progress(elapsed: float, value: float | None, name=name, seed=seed, seconds=seconds) -> None:
+                emit(RaceEvent(name, seed, "training", elapsed, seconds, value))
+
+            if s.kind == "text":
+                from embedlab.arena import text  # imported here: the image-only race needs none of it
+
+                text_data = text_data or text.prepare_text(self.budget, self.folder / "text")
+                tokenizer = text.tokenizer_for(s, text_data, self.folder / "tokenizers")
+                run = text.run_text(s, self.budget, seed, text_data, tokenizer, self.device, progress)
+            else:
+                from embedlab.arena import vision
+
+                run = vision.run_image(s, self.budget, seed, self.device, progress)
+            done[name, seed] = record = {"strategy": name, "seed": seed, "budget": self.budget.name, **asdict(run)}
+            atomic_write_text(self.run_file(name, seed), json.dumps(record))
+            emit(RaceEvent(name, seed, "finished", seconds, seconds))
+        summary = self.summary(done)
+        atomic_write_text(self.folder / RESULTS_FILE, json.dumps(summary, indent=1))
+        figures.draw(summary, self.folder)
+        return summary
+
+    def summary(self, done: dict[tuple[str, int], dict]) -> dict:
+        """The JSON the race reports: strategies (both scales), tasks, every Result, the runs."""
+        rows = []
+        for name in self.strategies:
+            runs = {seed: run for (n, seed), run in done.items() if n == name}
+            for task in self.tasks:
+                rows += [r.to_dict() for r in results(STRATEGIES[name], task, runs)]
+        return {
+            "budget": asdict(self.budget),
+            "device": self.device,
+            "strategies": [STRATEGIES[name].to_dict() for name in self.strategies],
+            "tasks": list(self.tasks),
+            "results": rows,
+            "runs": [done[key] for key in sorted(done)],
+        }

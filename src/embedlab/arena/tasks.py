@@ -1,0 +1,93 @@
+"""The four tasks, as the measurements a race reports: each finished run becomes its results.
+
+A run is one strategy trained once with one seed (arena.text.run_text or arena.vision.run_image);
+the tasks read their figures from it:
+
+    lm      held-out bits per byte (lower is better): comparable across tokenizations
+    rare    bits per byte on held-out bytes of words rare or absent in the training text
+    image   Fashion-MNIST test accuracy
+    cost    embedding parameters at the lesson's scale and the arena's, tokens and attention
+            scores per input, training throughput, inference latency
+
+`results(strategy, task, runs)` turns the runs of every seed into Results: the mean over seeds as
+`value`, each seed's figure in `seeds`, and min and max in `spread`. A strategy that cannot do a
+task (patches on text, bytes on images) gets one Result with `applicable` False and no value:
+never a zero that a chart would draw as a bar.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from embedlab.arena.strategies import TASKS, Strategy
+from embedlab.errors import InvalidValueError, check_choice
+
+# task -> (metric, run field, unit, better) for every metric the task reports, its headline first
+METRICS: dict[str, tuple[tuple[str, str, str, str], ...]] = {
+    "lm": (("bits_per_byte", "bits_per_byte", "bits/byte", "lower"),),
+    "rare": (("rare_bits_per_byte", "rare_bits_per_byte", "bits/byte", "lower"),),
+    "image": (("accuracy", "accuracy", "fraction", "higher"),),
+    "cost": (
+        ("embedding_params_arena", "params_embedding", "parameters", "lower"),
+        ("tokens_per_input", "tokens_per_input", "tokens", "lower"),
+        ("attention_scores_per_input", "attention_scores_per_input", "scores", "lower"),
+        ("latency_ms", "latency_ms", "ms", "lower"),
+    ),
+}
+THROUGHPUT = {"text": ("bytes_per_second", "bytes/s"), "image": ("images_per_second", "images/s")}
+
+
+@dataclass(frozen=True)
+class Result:
+    """One figure of one strategy on one task, over seeds."""
+
+    strategy: str
+    task: str
+    metric: str
+    value: float | None  # the mean over seeds; None where the task does not apply
+    unit: str
+    better: str  # "lower" | "higher"
+    seeds: list[int] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)  # one per seed, in `seeds` order
+    spread: list[float] | None = None  # [min, max] over seeds
+    applicable: bool = True
+    reason: str | None = None  # why not, where not applicable
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def not_applicable(strategy: Strategy, task: str) -> Result:
+    """The one Result of a task the strategy cannot do."""
+    metric, _, unit, better = METRICS[task][0]
+    what = "reads no text" if strategy.kind == "image" else "sees no image"
+    return Result(strategy.name, task, metric, None, unit, better, applicable=False,
+                  reason=f"{strategy.label} {what}: the {task} task does not apply")  # fmt: skip
+
+
+def results(strategy: Strategy, task: str, runs: dict[int, dict]) -> list[Result]:
+    """The Results of `task` from `runs` (seed -> the run's fields, as run_text / run_image give
+    them); the cost task adds the lesson-scale parameter count, which no run measures."""
+    task = check_choice("task", task, TASKS)
+    if not strategy.applies_to(task):
+        return [not_applicable(strategy, task)]
+    if not runs:
+        raise InvalidValueError(f"no finished run of {strategy.name} to report the {task} task from")
+    rows = list(METRICS[task])
+    if task == "cost":
+        name, unit = THROUGHPUT[strategy.kind]
+        rows.append(("training_throughput", name, unit, "higher"))
+    out = [_over_seeds(strategy.name, task, metric, key, unit, better, runs) for metric, key, unit, better in rows]
+    if task == "cost":
+        lesson = float(strategy.lesson_params)
+        out.insert(0, Result(strategy.name, task, "embedding_params_lesson", lesson, "parameters", "lower",
+                             sorted(runs), [lesson] * len(runs), [lesson, lesson]))  # fmt: skip
+    return out
+
+
+def _over_seeds(name: str, task: str, metric: str, key: str, unit: str, better: str, runs: dict[int, dict]) -> Result:
+    seeds = sorted(runs)
+    values = [float(runs[seed][key]) for seed in seeds]
+    return Result(
+        name, task, metric, sum(values) / len(values), unit, better, seeds, values, [min(values), max(values)]
+    )

@@ -1,0 +1,128 @@
+"""`embedlab arena`: race the six embedding strategies of lesson 001 on real tasks.
+
+embedlab arena --quick --out runs/arena-quick          # about 3 minutes: a first look
+embedlab arena --out runs/arena                        # the full race (about 45 minutes here)
+embedlab arena --quick --tasks lm,cost --out runs/a --json
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from embedlab.arena.runner import DEVICES, Race, RaceEvent
+from embedlab.arena.strategies import STRATEGIES, TASKS
+from embedlab.cli.options import JsonFlag
+
+
+def arena(
+    out: Annotated[Path, typer.Option("--out", "-o", help="The race's folder (results.json, figures, runs).")],
+    quick: Annotated[bool, typer.Option("--quick", help="The quick race (about 3 minutes), not the full one.")] = False,
+    tasks: Annotated[
+        str | None, typer.Option("--tasks", help=f"Tasks to report, comma-separated: {','.join(TASKS)} (default all).")
+    ] = None,
+    strategies: Annotated[
+        str | None,
+        typer.Option(
+            "--strategies", help=f"Strategies to race, comma-separated: {','.join(STRATEGIES)} (default all)."
+        ),
+    ] = None,
+    device: Annotated[str, typer.Option("--device", help=f"Where to train: {' | '.join(DEVICES)}.")] = "cpu",
+    force: Annotated[bool, typer.Option("--force", help="Start over in a folder that holds another race.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Race lesson 001's six embedding strategies (small V tied, large V untied, subword BPE,
+    character-level, patch 16 and patch 32) on language modelling (held-out bits per byte), rare
+    words, Fashion-MNIST classification and cost, each trained for the same time on this machine.
+
+    A killed race resumes where it stopped when run again with the same --out. The arena keeps the
+    lesson's proportions at a size two cores can train; the table printed first sets the two
+    scales side by side.
+    """
+    race = Race.open(out, "quick" if quick else "full", _names(strategies), _names(tasks), device, force)
+    console = Console(stderr=as_json)
+    if not as_json:
+        console.print(scale_table(race))
+    with _progress(console) as progress:
+        bars: dict[tuple[str, int], int] = {}
+
+        def on_event(event: RaceEvent) -> None:
+            key = (event.strategy, event.seed)
+            if key not in bars:
+                bars[key] = progress.add_task(f"{event.strategy} seed {event.seed}", total=None, note="")
+            bar = bars[key]
+            if event.stage == "resumed":
+                progress.update(bar, total=1, completed=1, note="read back from its file")
+            elif event.stage == "preparing":
+                progress.update(bar, note="preparing")
+            elif event.stage == "training":
+                note = "" if event.value is None else f"last point {event.value:.3f}"
+                progress.update(bar, total=event.seconds, completed=event.elapsed, note=note)
+            else:
+                progress.update(bar, total=event.seconds or 1, completed=event.seconds or 1, note="done")
+
+        summary = race.run(on_event)
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    console.print(results_table(summary))
+    console.print(f"results.json and figures in {out}", highlight=False)
+
+
+def scale_table(race: Race) -> Table:
+    """The lesson's strategies at its scale and at the arena's."""
+    table = Table(title=f"The {race.budget.name} race: the lesson's scale and the arena's")
+    for name in ("strategy", "lesson V / patch", "lesson d", "lesson params", "lesson tokens", "arena V / patch",
+                 "arena d", "arena params"):  # fmt: skip
+        table.add_column(name, justify="left" if name == "strategy" else "right")
+    for name in race.strategies:
+        s = STRATEGIES[name]
+        table.add_row(s.label, _size(s.lesson), str(s.lesson.dim), f"{s.lesson_params:,}", s.lesson_tokens,
+                      _size(s.arena), str(s.arena.dim), f"{s.arena_params:,}")  # fmt: skip
+    return table
+
+
+def _size(layout) -> str:
+    """'2,000' (or '32,000 untied') for a vocabulary, '16 px of 224' for patches."""
+    if layout.is_image:
+        return f"{layout.patch_size} px of {layout.image_size}"
+    return f"{layout.vocab_size:,}" + ("" if layout.tied else " untied")
+
+
+def results_table(summary: dict) -> Table:
+    """One row per strategy: each task's headline, the mean over seeds with its spread."""
+    metrics = [("lm", "bits_per_byte"), ("rare", "rare_bits_per_byte"), ("image", "accuracy"),
+               ("cost", "tokens_per_input"), ("cost", "training_throughput"), ("cost", "latency_ms")]  # fmt: skip
+    metrics = [m for m in metrics if m[0] in summary["tasks"]]
+    seeds = summary["budget"]["seeds"]
+    table = Table(title=f"Measured ({summary['budget']['name']} race, seeds {', '.join(map(str, seeds))})")
+    table.add_column("strategy")
+    for task, metric in metrics:
+        table.add_column(f"{task}: {metric}", justify="right")
+    found = {(r["strategy"], r["task"], r["metric"]): r for r in summary["results"]}
+    for s in summary["strategies"]:
+        cells = []
+        for task, metric in metrics:
+            r = found.get((s["name"], task, metric))
+            if r is None or not r["applicable"]:
+                cells.append("n/a")
+            else:
+                low, high = r["spread"]
+                cells.append(f"{r['value']:.4g}" + (f" ({low:.3g}–{high:.3g})" if len(r["values"]) > 1 else ""))
+        table.add_row(s["label"], *cells)
+    return table
+
+
+def _names(text: str | None) -> list[str] | None:
+    return None if text is None else [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[note]}"),
+                    TimeElapsedColumn(), console=console, transient=False)  # fmt: skip

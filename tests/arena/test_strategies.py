@@ -1,0 +1,76 @@
+"""The arena's registry and its reports, before any training: the lesson's parameter counts, which
+tasks apply, results over seeds, and the race folder's rules."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from embedlab.arena.runner import RACE_FILE, Race
+from embedlab.arena.strategies import BUDGETS, STRATEGIES, strategy
+from embedlab.arena.tasks import results
+from embedlab.errors import InvalidValueError, UnknownNameError
+from embedlab.sizing import count
+
+
+def test_the_lessons_parameter_counts():
+    # the issue's figures: 8,000×768; 2×128,000×4,096; 32,000×768; 256×768; patch projections
+    assert {name: s.lesson_params for name, s in STRATEGIES.items()} == {
+        "small-v-tied": 6_144_000, "large-v-untied": 1_048_576_000, "bpe-32k": 24_576_000, "bytes": 196_608,
+        "patch-16": 16 * 16 * 3 * 768 + 768, "patch-32": 32 * 32 * 3 * 768 + 768,
+    }  # fmt: skip
+    patch = STRATEGIES["patch-16"].to_dict()["lesson"]
+    assert patch["params_without_bias"] == 589_824 and patch["tokens_per_input"] == "196"
+    for s in STRATEGIES.values():  # the arena's counts come from the same arithmetic
+        report = count(s.arena)
+        assert s.arena_params == (
+            report.patch_params if s.kind == "image" else report.token_params + report.output_params
+        )
+
+
+def test_the_arena_keeps_the_lessons_proportions():
+    v = {name: STRATEGIES[name].arena.vocab_size for name in ("small-v-tied", "bpe-32k", "large-v-untied")}
+    assert v["bpe-32k"] == 4 * v["small-v-tied"] and v["large-v-untied"] == 4 * v["bpe-32k"]  # 8K : 32K : 128K
+    assert [STRATEGIES[n].arena.n_patches for n in ("patch-16", "patch-32")] == [196, 49]
+    assert [STRATEGIES[n].lesson.n_patches for n in ("patch-16", "patch-32")] == [196, 49]
+    assert not STRATEGIES["large-v-untied"].arena.tied and STRATEGIES["small-v-tied"].arena.tied
+
+
+def test_which_tasks_apply():
+    assert STRATEGIES["bytes"].applies_to("lm") and not STRATEGIES["bytes"].applies_to("image")
+    assert STRATEGIES["patch-32"].applies_to("image") and not STRATEGIES["patch-32"].applies_to("rare")
+    assert all(s.applies_to("cost") for s in STRATEGIES.values())
+    with pytest.raises(UnknownNameError, match="unknown strategy 'bpe'; known: bpe-32k, bytes"):
+        strategy("bpe")
+
+
+def test_results_over_seeds_and_not_applicable():
+    runs = {0: {"bits_per_byte": 2.0}, 1: {"bits_per_byte": 2.5}}
+    (lm,) = results(STRATEGIES["bytes"], "lm", runs)
+    assert (lm.value, lm.values, lm.spread, lm.seeds, lm.unit) == (2.25, [2.0, 2.5], [2.0, 2.5], [0, 1], "bits/byte")
+    (na,) = results(STRATEGIES["patch-16"], "lm", {})
+    assert na.value is None and not na.applicable and "reads no text" in na.reason
+    (na,) = results(STRATEGIES["bytes"], "image", runs)
+    assert na.value is None and "sees no image" in na.reason
+    with pytest.raises(InvalidValueError, match="no finished run of bytes"):
+        results(STRATEGIES["bytes"], "lm", {})
+
+
+def test_a_race_folder_holds_one_race(tmp_path):
+    race = Race.open(tmp_path / "r", "quick", strategies=["bytes"], tasks=["lm"])
+    assert race.pairs() == [("bytes", 0)] and json.loads((tmp_path / "r" / RACE_FILE).read_text())["device"] == "cpu"
+    assert Race.open(tmp_path / "r", "quick").budget == BUDGETS["quick"]  # the same race: resumed
+    with pytest.raises(InvalidValueError, match="holds a quick race on cpu; pick another folder, or force"):
+        Race.open(tmp_path / "r", "full")
+    (tmp_path / "r" / "runs" / "bytes-seed0.json").write_text("{}")
+    Race.open(tmp_path / "r", "full", force=True)
+    assert not (tmp_path / "r" / "runs" / "bytes-seed0.json").exists()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    with pytest.raises(InvalidValueError, match="exists and holds no race"):
+        Race.open(tmp_path / "other", "quick")
+    with pytest.raises(InvalidValueError, match="device must be one of cpu, cuda; got 'tpu'"):
+        Race.open(tmp_path / "x", "quick", device="tpu")
+    # image strategies only need no text run, and a task no strategy of the race can do needs no run
+    assert Race.open(tmp_path / "y", "quick", strategies=["patch-16"], tasks=["lm"]).pairs() == []
