@@ -26,7 +26,6 @@ from pathlib import Path
 
 import torch
 
-from embedlab.arena import figures
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strategy
 from embedlab.arena.tasks import results
 from embedlab.errors import InvalidValueError, check_choice
@@ -138,6 +137,8 @@ class Race:
             emit(RaceEvent(name, seed, "finished", seconds, seconds))
         summary = self.summary(done)
         atomic_write_text(self.folder / RESULTS_FILE, json.dumps(summary, indent=1))
+        from embedlab.arena import figures  # matplotlib loads only when a race ends, not with the CLI
+
         figures.draw(summary, self.folder)
         return summary
 
