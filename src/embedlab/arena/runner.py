@@ -29,7 +29,7 @@ import torch
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strategy
 from embedlab.arena.tasks import results
 from embedlab.errors import InvalidValueError, check_choice
-from embedlab.files import atomic_write_text
+from embedlab.files import atomic_write_text, json_safe
 
 log = logging.getLogger("embedlab")
 
@@ -133,9 +133,10 @@ class Race:
 
                 run = vision.run_image(s, self.budget, seed, self.device, progress)
             done[name, seed] = record = {"strategy": name, "seed": seed, "budget": self.budget.name, **asdict(run)}
-            atomic_write_text(self.run_file(name, seed), json.dumps(record))
+            atomic_write_text(self.run_file(name, seed), json.dumps(json_safe(record)))
             emit(RaceEvent(name, seed, "finished", seconds, seconds))
         summary = self.summary(done)
+        summary = json_safe(summary)  # a NaN (no rare bytes held out, say) is null in JSON
         atomic_write_text(self.folder / RESULTS_FILE, json.dumps(summary, indent=1))
         from embedlab.arena import figures  # matplotlib loads only when a race ends, not with the CLI
 

@@ -17,6 +17,7 @@ never a zero that a chart would draw as a bar.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
 from embedlab.arena.strategies import TASKS, Strategy
@@ -86,8 +87,11 @@ def results(strategy: Strategy, task: str, runs: dict[int, dict]) -> list[Result
 
 
 def _over_seeds(name: str, task: str, metric: str, key: str, unit: str, better: str, runs: dict[int, dict]) -> Result:
-    seeds = sorted(runs)
-    values = [float(runs[seed][key]) for seed in seeds]
-    return Result(
-        name, task, metric, sum(values) / len(values), unit, better, seeds, values, [min(values), max(values)]
-    )
+    # a figure a run could not measure (no rare word in a tiny held-out part) is None or NaN: left out
+    measured = {seed: runs[seed].get(key) for seed in sorted(runs)}
+    seeds = [seed for seed, value in measured.items() if value is not None and math.isfinite(value)]
+    values = [float(measured[seed]) for seed in seeds]
+    if not values:
+        return Result(name, task, metric, None, unit, better, reason=f"no run measured {metric}")
+    mean = sum(values) / len(values)
+    return Result(name, task, metric, mean, unit, better, seeds, values, [min(values), max(values)])
