@@ -27,12 +27,12 @@ def draw(summary: dict, folder: Path) -> list[Path]:
 
 def _bars(summary: dict, task: str, labels: dict[str, str], path: Path) -> Path:
     rows = [r for r in summary["results"] if r["task"] == task]
-    headline = next((r["metric"] for r in rows if r["applicable"]), rows[0]["metric"])
+    headline = next((r["metric"] for r in rows if r["applicable"]), rows[0]["metric"])  # not applicable: 1 row
     rows = [r for r in rows if r["metric"] == headline]
     fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
     for i, r in enumerate(rows):
-        if not r["applicable"]:
-            ax.text(i, 0, "n/a", ha="center", va="bottom", color="0.45")
+        if r["value"] is None:  # not applicable, or not measured: a word, never a bar
+            ax.text(i, 0, "n/a" if not r["applicable"] else "not measured", ha="center", va="bottom", color="0.45")
             continue
         low, high = r["spread"]
         ax.bar(i, r["value"], color="#2f6fde", yerr=[[r["value"] - low], [high - r["value"]]], capsize=4)
