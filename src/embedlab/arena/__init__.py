@@ -2,6 +2,8 @@
 
 strategies.py  the six strategies (lesson-scale and arena-scale layouts), the tasks, the budgets
 text.py        the text strategies: tokenizers, TinyLM at equal training time, bits per byte
+tokens.py      text as one id stream: the 256-byte tokenizer, the bytes behind each id
+bits.py        bits per byte: held-out loss spread over the bytes of each token, rare words' share
 vision.py      the image strategies: a small ViT on Fashion-MNIST at two patch sizes, accuracy
 tasks.py       one (strategy, seed) run -> its measured results, task by task; "not applicable"
 runner.py      the race: every pair in turn, resumable, results.json and figures in one folder

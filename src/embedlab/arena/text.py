@@ -1,0 +1,312 @@
+"""The arena's text strategies: one corpus, each strategy's tokenizer, the same TinyLM body trained
+for the same wall-clock time, and what it costs and scores on held-out text.
+
+    data = prepare_text(BUDGETS["quick"], folder)           # training and held-out lines, rare words
+    tokenizer = tokenizer_for(strategy("bpe-32k"), data, folder)
+    run = run_text(strategy("bpe-32k"), BUDGETS["quick"], seed=0, data=data, tokenizer=tokenizer)
+    run.bits_per_byte, run.curve, run.tokens_per_input, run.latency_ms
+
+Strategies differ only in their embedding: the tokenizer (256 raw bytes, or a byte-level BPE of
+the strategy's size trained on the training part), the rows of the token table and whether the
+head is tied. Body, optimiser, schedule, batch and training time are the budget's, for every one.
+Scores are in bits per byte (bits.py) so that tokenizations compare.
+
+Files in `folder` (each written atomically, and read back instead of being made again):
+    text-CORPUS-TRAIN-EVAL-vN.json    the lines of both parts and the rare words (reading the corpus
+                                      takes seconds; this takes a tenth of one)
+    bpe-V-DIGEST.json                 the BPE tokenizer of size V trained on the training part whose
+                                      SHA-256 starts with DIGEST: a resumed race never retrains it
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from itertools import cycle, islice
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from embedlab.arena.bits import rare_byte_mask, score, token_bits, word_spans
+from embedlab.arena.strategies import Budget, Strategy
+from embedlab.arena.tokens import ByteTokenizer, encode_lines, token_lengths
+from embedlab.data.corpora import open_corpus
+from embedlab.errors import InvalidValueError, check_int
+from embedlab.files import atomic_write_text, json_safe
+from embedlab.layers.head import count_parameters
+from embedlab.models.lm import LMConfig, TinyLM, windows
+from embedlab.sims.subwords import split_lines
+from embedlab.tokenizer.fast import FastTokenizer
+from embedlab.tokenizer.vocab import SubwordTokenizer, count_words
+from embedlab.train.config import LM_FLOOR
+from embedlab.vectors.frequency import band
+
+CACHE_VERSION = 1
+LR = 3e-3  # AdamW's peak, as the lm training method's default: trains this size well
+WARMUP_STEPS = 20  # a short linear warm-up; the rest of the schedule follows the clock
+CURVE_POINTS = 10  # learning-curve points after the untrained one, evenly spaced in training time
+CURVE_BYTES = 16_384  # the curve scores the first held-out lines up to this many bytes: cheap, same text for all
+LATENCY_INPUTS = 25  # forward passes timed for the median latency
+
+
+@dataclass(frozen=True)
+class TextData:
+    """A corpus cut into a training part and a held-out part (whole lines), with its rare words."""
+
+    corpus: str
+    train_lines: list[str]
+    held_out: list[str]  # line i of the corpus when i % 10 == 9 (sims.subwords.split_lines)
+    train_bytes: int  # UTF-8 bytes of the training lines, each with its "\n"
+    held_out_bytes: int  # the same for the held-out lines
+    rare_words: frozenset[str]  # held-out words (bits.word_spans) in the 'rare' frequency band of the training part
+    digest: str  # the first 12 hex digits of the training text's SHA-256: names the files made from it
+
+
+def prepare_text(budget: Budget, folder: Path) -> TextData:
+    """The budget's corpus split by line (every 10th held out), each part cut to its byte budget.
+
+    A word is rare when its count in the training part falls in vectors.frequency's 'rare' band
+    (below 100); a word the training part never holds has count 0 and is rare too.
+    """
+    corpus = open_corpus(budget.corpus)
+    train_bytes = check_int("train_bytes", budget.train_bytes, low=1)
+    eval_bytes = check_int("eval_bytes", budget.eval_bytes, low=1)
+    path = Path(folder) / f"text-{corpus.name}-{train_bytes}-{eval_bytes}-v{CACHE_VERSION}.json"
+    stat = corpus.path.stat()
+    source = [str(corpus.path), stat.st_size, stat.st_mtime_ns]  # a changed corpus file is read again
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored["source"] == source:
+            return _text_data(corpus.name, stored["train"], stored["held_out"], frozenset(stored["rare"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # missing or unreadable: make it again
+    train, held = split_lines(corpus)
+    train, held = _cut(train, train_bytes), _cut(held, eval_bytes)
+    if not train or not held:
+        raise InvalidValueError(
+            f"corpus {corpus.name!r} gives no whole line within train_bytes {train_bytes} and eval_bytes {eval_bytes}"
+        )
+    counts = count_words(train)
+    rare = frozenset(w for line in held for _, _, w in word_spans(line) if band(counts.get(w, 0)) == "rare")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps({"source": source, "train": train, "held_out": held, "rare": sorted(rare)}))
+    return _text_data(corpus.name, train, held, rare)
+
+
+def _text_data(corpus: str, train: list[str], held: list[str], rare: frozenset[str]) -> TextData:
+    text = "".join(f"{line}\n" for line in train).encode("utf-8")
+    digest = hashlib.sha256(text).hexdigest()[:12]
+    return TextData(corpus, train, held, len(text), _size(held), rare, digest)
+
+
+def _size(lines: list[str]) -> int:
+    """UTF-8 bytes of the lines, each with its "\\n"."""
+    return sum(len(line.encode("utf-8")) + 1 for line in lines)
+
+
+def _cut(lines: list[str], limit: int) -> list[str]:
+    """The first lines whose bytes (each with its "\\n") add up to at most `limit`."""
+    kept, total = [], 0
+    for line in lines:
+        total += len(line.encode("utf-8")) + 1
+        if total > limit:
+            break
+        kept.append(line)
+    return kept
+
+
+def tokenizer_for(strategy: Strategy, data: TextData, folder: Path) -> SubwordTokenizer:
+    """The strategy's tokenizer: ByteTokenizer, or a byte-level BPE of strategy.arena.vocab_size
+    trained on data's training part (HuggingFace tokenizers), saved in `folder` and loaded from there
+    when present. Either encodes any text and decodes it back exactly."""
+    _check_text(strategy)
+    if strategy.tokenizer == "bytes":
+        return ByteTokenizer()
+    size = strategy.arena.vocab_size
+    path = Path(folder) / f"bpe-{size}-{data.digest}.json"
+    if path.is_file():
+        return FastTokenizer.load(path)
+    tokenizer = FastTokenizer.train(data.train_lines, vocab_size=size)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tokenizer.save(path)
+    return tokenizer
+
+
+@dataclass(frozen=True)
+class TextRun:
+    """One text strategy's measured run: scores on held-out text, cost, and its setting."""
+
+    strategy: str
+    budget: str
+    corpus: str
+    seed: int
+    device: str
+    bits_per_byte: float  # held-out, all of budget.eval_bytes (bits.py: how bytes are counted)
+    rare_bits_per_byte: float  # on the bytes of held-out words rare or absent in training (NaN: none)
+    rare_bytes: int
+    eval_bytes: int  # bytes scored: the held-out part's, less its first token's
+    curve: list[list[float]]  # [training seconds, bits per byte on the first CURVE_BYTES held out]
+    train_seconds: float  # training steps only: curve evaluations are not counted
+    steps: int
+    train_tokens: int  # tokens predicted in training (steps × batch × context)
+    train_bytes_seen: int  # the bytes those tokens stand for
+    tokens_per_second: float
+    bytes_per_second: float
+    tokens_per_input: float  # mean tokens of a held-out line (the "input")
+    attention_scores_per_input: float  # mean T² of a held-out line, its full T (no window cap)
+    latency_ms: float  # median forward pass over one held-out line of typical length, batch 1
+    params_embedding: int  # token table + untied head, counted on the module
+    params_total: int
+    vocab_size: int  # rows of the token table: the strategy's V
+    tokenizer_vocab_size: int  # tokens the tokenizer has (BPE may reach fewer than V on a small corpus)
+
+    def to_dict(self) -> dict:
+        return json_safe(asdict(self))
+
+
+def build_model(strategy: Strategy, budget: Budget, device: str = "cpu") -> TinyLM:
+    """The TinyLM every text strategy trains: the budget's body, the strategy's table (V rows, D wide,
+    tied or not), drawn from torch's global random state.
+
+    >>> from embedlab.arena.strategies import BUDGETS, strategy
+    >>> model = build_model(strategy("bpe-32k"), BUDGETS["quick"])
+    >>> model.head.weight is model.token_table, count_parameters(model.embed.token, model.head)
+    (True, 512000)
+    """
+    layout = strategy.arena
+    config = LMConfig(layout.vocab_size, layout.dim, budget.n_layers, budget.n_heads, budget.context, layout.tied)
+    return TinyLM(config, device=device)
+
+
+def learning_rate(step: int, progress: float) -> float:
+    """AdamW's rate at `step`, `progress` (0..1) of the training time spent: a linear warm-up over
+    WARMUP_STEPS, then a cosine from LR down to LM_FLOOR·LR as the clock runs out.
+
+    >>> [round(learning_rate(step, progress), 6) for step, progress in ((0, 0.0), (100, 0.5), (100, 1.0))]
+    [0.00015, 0.00165, 0.0003]
+    """
+    warm = min(1.0, (step + 1) / WARMUP_STEPS)
+    floor = LM_FLOOR * LR
+    return warm * (floor + (LR - floor) * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
+
+
+def run_text(
+    strategy: Strategy,
+    budget: Budget,
+    seed: int,
+    data: TextData,
+    tokenizer: SubwordTokenizer,
+    device: str = "cpu",
+    on_progress: Callable[[float, float | None], None] | None = None,
+) -> TextRun:
+    """Train TinyLM for budget.text_seconds of training time, then score and time it.
+
+    The table has strategy.arena.vocab_size rows, so the embedding costs what sizing says; a BPE
+    that reached fewer tokens leaves its last rows unused as inputs (softmax learns to rule them
+    out). on_progress(training seconds, latest curve bits per byte) is called after every step.
+    """
+    _check_text(strategy)
+    seed = check_int("seed", seed, low=0)
+    rows, T, B = strategy.arena.vocab_size, budget.context, budget.batch_size
+    if tokenizer.vocab_size > rows:
+        raise InvalidValueError(f"the tokenizer has {tokenizer.vocab_size} tokens; the table only {rows} rows")
+    lengths = token_lengths(tokenizer)  # (V_tok,)
+    train_ids = encode_lines(tokenizer, data.train_lines)
+    curve_lines = _cut(data.held_out, CURVE_BYTES) or data.held_out[:1]
+    curve_ids, held_ids = encode_lines(tokenizer, curve_lines), encode_lines(tokenizer, data.held_out)
+
+    torch.manual_seed(seed)
+    model = build_model(strategy, budget, device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LR, betas=(0.9, 0.95), weight_decay=0.0)
+
+    def curve_bpb() -> float:
+        bpb = score(token_bits(model, curve_ids, T), lengths[curve_ids]).bits_per_byte
+        model.train()
+        return bpb
+
+    curve = [[0.0, curve_bpb()]]
+    if on_progress is not None:
+        on_progress(0.0, curve[-1][1])
+    batches = _batches(train_ids, T, B, torch.Generator().manual_seed(seed))
+    lengths_t = torch.as_tensor(lengths)
+    elapsed, steps, bytes_seen, point = 0.0, 0, 0, 1
+    while elapsed < budget.text_seconds:
+        start = time.perf_counter()
+        batch = next(batches)  # (B, T + 1)
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(steps, elapsed / budget.text_seconds)
+        optimizer.zero_grad(set_to_none=True)
+        model.loss(batch.to(device)).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        _sync(device)
+        elapsed += time.perf_counter() - start
+        steps += 1
+        bytes_seen += int(lengths_t[batch[:, 1:]].sum())
+        if elapsed >= budget.text_seconds * point / CURVE_POINTS:  # one point, however many marks a step passed
+            curve.append([elapsed, curve_bpb()])
+            point = math.floor(elapsed * CURVE_POINTS / budget.text_seconds) + 1
+        if on_progress is not None:
+            on_progress(elapsed, curve[-1][1])
+
+    held = score(token_bits(model, held_ids, T), lengths[held_ids], rare_byte_mask(data.held_out, data.rare_words))
+    inputs = tokenizer.encode_batch(data.held_out)  # lines without their "\n": one input each
+    sizes = np.array([len(ids) for ids in inputs], dtype=np.float64)
+    return TextRun(
+        strategy.name, budget.name, data.corpus, seed, str(device), held.bits_per_byte, held.rare_bits_per_byte,
+        held.rare_bytes, held.bytes, curve, elapsed, steps, steps * B * T, bytes_seen, steps * B * T / elapsed,
+        bytes_seen / elapsed, float(sizes.mean()), float((sizes**2).mean()), _latency_ms(model, inputs, T, device),
+        count_parameters(model.embed.token, model.head), model.parameter_count(), rows, tokenizer.vocab_size,
+    )  # fmt: skip
+
+
+def _check_text(strategy: Strategy) -> None:
+    if strategy.kind != "text":
+        raise InvalidValueError(f"strategy {strategy.name!r} reads images; the text side takes text strategies only")
+
+
+def _batches(ids: np.ndarray, context: int, batch_size: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
+    """Endless (B, T + 1) training batches: each epoch starts its windows (models.lm.windows) at a
+    random offset below T, so window edges move between epochs, and visits them in a random order."""
+    ids = torch.as_tensor(ids)
+    if (ids.numel() - context) // context < batch_size:
+        raise InvalidValueError(
+            f"the training part is {ids.numel()} tokens: too few for one batch of {batch_size} windows of {context}"
+        )
+    while True:
+        offset = int(torch.randint(context, (1,), generator=generator))
+        epoch = windows(ids[offset:], context)  # (M, T + 1)
+        order = torch.randperm(epoch.shape[0], generator=generator)
+        for k in range(epoch.shape[0] // batch_size):
+            yield epoch[order[k * batch_size : (k + 1) * batch_size]]
+
+
+@torch.no_grad()
+def _latency_ms(model: TinyLM, inputs: list[list[int]], context: int, device: str) -> float:
+    """Median milliseconds of one forward pass, batch 1, over the held-out lines nearest the median
+    length (lines longer than the context cut to it), LATENCY_INPUTS passes after 3 to warm up."""
+    model.eval()
+    inputs = [ids[:context] for ids in inputs if ids]
+    typical = statistics.median(len(ids) for ids in inputs)
+    chosen = sorted(inputs, key=lambda ids: abs(len(ids) - typical))[:LATENCY_INPUTS]
+    times = []
+    for k, ids in enumerate(islice(cycle(chosen), LATENCY_INPUTS + 3)):
+        x = torch.tensor([ids], device=device)
+        start = time.perf_counter()
+        model(x)
+        _sync(device)
+        if k >= 3:
+            times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times)
+
+
+def _sync(device: str) -> None:
+    """Wait for the GPU's queued work, so the clock measures it."""
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize(device)

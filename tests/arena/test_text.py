@@ -1,0 +1,227 @@
+"""The arena's text side: the split and its rare words, the tokenizers, bits per byte worked by hand,
+and short real training runs on enwiki-sample whose figures must make sense."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from itertools import islice
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from embedlab.arena.bits import rare_byte_mask, score, token_bits, word_spans
+from embedlab.arena.strategies import STRATEGIES, Budget, strategy
+from embedlab.arena.text import CURVE_POINTS, build_model, prepare_text, run_text, tokenizer_for
+from embedlab.arena.tokens import ByteTokenizer, encode_lines, token_lengths
+from embedlab.data.corpora import open_corpus
+from embedlab.errors import InvalidValueError
+from embedlab.layers.head import count_parameters
+from embedlab.sizing import count
+from embedlab.tokenizer.bytes import piece_bytes
+from embedlab.tokenizer.vocab import count_words
+
+# A tiny race: seconds of training, a body of one layer, a sliver of enwiki-sample.
+BUDGET = Budget("test", "enwiki-sample", train_bytes=150_000, eval_bytes=12_000, text_seconds=2.0,
+                image_seconds=1.0, image_train=10, image_test=10, seeds=(0,), context=32, n_layers=1,
+                n_heads=2, batch_size=16)  # fmt: skip
+UNIFORM_TOL = 0.1  # bits per byte: an untrained table (N(0, 0.02²) rows) scores all 256 bytes nearly alike
+UNIFORM_SHARE = 0.02  # the same for a BPE: within 2% of log2(V) bits per token
+TEXT_STRATEGIES = [s for s in STRATEGIES.values() if s.kind == "text"]
+
+
+def _bytes(lines: list[str]) -> int:
+    return sum(len(line.encode("utf-8")) + 1 for line in lines)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("arena-text")
+
+
+@pytest.fixture(scope="module")
+def data(folder):
+    return prepare_text(BUDGET, folder)
+
+
+# ----- the split ------------------------------------------------------------------------------
+
+
+def test_every_tenth_line_is_held_out_and_each_part_is_cut_to_whole_lines(data):
+    lines = list(islice(open_corpus("enwiki-sample"), 3000))
+    held = [line for i, line in enumerate(lines) if i % 10 == 9]
+    train = [line for i, line in enumerate(lines) if i % 10 != 9]
+    n_train, n_held = len(data.train_lines), len(data.held_out)
+    assert data.train_lines == train[:n_train] and data.held_out == held[:n_held]
+    assert data.train_bytes == _bytes(data.train_lines) <= BUDGET.train_bytes < _bytes(train[: n_train + 1])
+    assert data.held_out_bytes == _bytes(data.held_out) <= BUDGET.eval_bytes < _bytes(held[: n_held + 1])
+
+
+def test_rare_words_are_the_held_out_words_seen_fewer_than_100_times_in_training(data):
+    counts = count_words(data.train_lines)
+    held_words = {word for line in data.held_out for _, _, word in word_spans(line)}
+    assert data.rare_words == {word for word in held_words if counts[word] < 100}  # the 'rare' band's ceiling
+    assert any(counts[word] == 0 for word in data.rare_words)  # unseen words are rare too
+    assert "the" in held_words and "the" not in data.rare_words
+
+
+def test_the_split_is_read_back_from_its_file(data, folder):
+    assert len(list(folder.glob("text-enwiki-sample-150000-12000-v*.json"))) == 1
+    assert prepare_text(BUDGET, folder) == data
+
+
+# ----- tokenizers -----------------------------------------------------------------------------
+
+
+def test_bytes_tokenizer_is_utf8_itself_and_round_trips_any_text():
+    tokenizer, text = ByteTokenizer(), "naïve café ✓ 𝄞\n"
+    ids = tokenizer.encode(text)
+    assert ids == list(text.encode("utf-8")) and tokenizer.decode(ids) == text
+    assert b"".join(piece_bytes(tokenizer.piece(i)) for i in ids) == text.encode("utf-8")
+    assert token_lengths(tokenizer).tolist() == [1] * 256
+    with pytest.raises(InvalidValueError, match="256"):
+        tokenizer.decode([65, 256])
+
+
+def test_bpe_is_trained_once_and_reloads_with_identical_ids(data, folder):
+    small = strategy("small-v-tied")
+    first = tokenizer_for(small, data, folder)
+    path = folder / f"bpe-{small.arena.vocab_size}-{data.digest}.json"
+    written = path.stat().st_mtime_ns
+    again = tokenizer_for(small, data, folder)
+    assert path.stat().st_mtime_ns == written  # loaded, not retrained
+    assert first.vocab_size == again.vocab_size == small.arena.vocab_size
+    for text in [*data.held_out[:5], "naïve café ✓ 𝄞"]:  # held-out text and characters it never saw
+        ids = first.encode(text)
+        assert again.encode(text) == ids and first.decode(ids) == text
+        assert b"".join(piece_bytes(first.piece(i)) for i in ids) == text.encode("utf-8")
+
+
+def test_an_image_strategy_has_no_tokenizer(data, folder):
+    with pytest.raises(InvalidValueError, match="patch-16"):
+        tokenizer_for(strategy("patch-16"), data, folder)
+
+
+# ----- bits per byte by hand ------------------------------------------------------------------
+
+
+class FixedBigram(nn.Module):
+    """Logits fixed in advance: position t scores the next token by row ids[t] of `table`."""
+
+    def __init__(self, table: torch.Tensor) -> None:
+        super().__init__()
+        self.table = nn.Parameter(table, requires_grad=False)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.table[ids]  # (B, T, V)
+
+
+def test_token_bits_score_every_token_but_the_first_once_across_windows():
+    g = torch.Generator().manual_seed(0)
+    table = torch.randn(5, 5, generator=g)
+    ids = torch.randint(0, 5, (23,), generator=g).numpy()  # context 4: five full windows and a tail of two
+    expected = [-math.log2(torch.softmax(table[ids[i - 1]], 0)[ids[i]].item()) for i in range(1, 23)]
+    np.testing.assert_allclose(token_bits(FixedBigram(table), ids, context=4), expected, rtol=1e-5)
+
+
+def test_uniform_logits_cost_log2_v_bits_a_token_spread_over_its_bytes():
+    ids, lengths = np.array([0, 1, 2, 1, 3]), np.array([2, 1, 3, 1, 4])  # 5 tokens of a 4-token vocabulary
+    bits = token_bits(FixedBigram(torch.zeros(4, 4)), ids, context=3)
+    np.testing.assert_allclose(bits, [2.0] * 4)  # log2(4)
+    result = score(bits, lengths[ids])
+    assert result.bytes == 1 + 3 + 1 + 1  # the first token's 2 bytes are not scored
+    assert result.bits_per_byte == pytest.approx(8.0 / 6)
+
+
+def test_word_spans_are_utf8_byte_offsets_of_lowercased_words():
+    line = "Naïve CAFÉ, don't ✓ x_y"
+    spans = word_spans(line)
+    assert spans == [(0, 6, "naïve"), (7, 12, "café"), (14, 19, "don't"), (24, 25, "x"), (26, 27, "y")]
+    raw = line.encode("utf-8")
+    assert all(raw[a:b].decode().lower() == word for a, b, word in spans)
+
+
+def test_rare_bits_are_each_tokens_bits_split_evenly_over_its_bytes():
+    # "the zyx cat\n" as the pieces "the", " zy", "x c", "at", "\n"; the first is not predicted
+    lengths, bits = np.array([3, 3, 3, 2, 1]), np.array([6.0, 9.0, 4.0, 1.0])
+    mask = rare_byte_mask(["the zyx cat"], {"zyx"})
+    assert np.flatnonzero(mask).tolist() == [4, 5, 6]  # z, y, x
+    result = score(bits, lengths, mask)
+    assert result.bits == 20.0 and result.bytes == 9 and result.bits_per_byte == pytest.approx(20 / 9)
+    # " zy" costs 6 bits, 2 on each of its bytes (z, y: 4); "x c" costs 9, 3 on each (x: 3)
+    assert (result.rare_bits, result.rare_bytes) == (7.0, 3) and result.rare_bits_per_byte == pytest.approx(7 / 3)
+    unscored = score(bits, lengths, rare_byte_mask(["the zyx cat"], {"the"}))  # "the" is the unpredicted token
+    assert unscored.rare_bytes == 0 and math.isnan(unscored.rare_bits_per_byte)
+
+
+def test_score_refuses_lengths_that_do_not_match_the_tokens():
+    with pytest.raises(InvalidValueError, match="one length per token, 3; got 2"):
+        score(np.array([1.0, 2.0]), np.array([1, 1]))
+
+
+# ----- the model and real runs ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text_strategy", TEXT_STRATEGIES, ids=lambda s: s.name)
+def test_the_embedding_counted_on_the_module_is_what_sizing_says(text_strategy):
+    model = build_model(text_strategy, BUDGET)
+    assert (model.head.weight is model.token_table) == text_strategy.arena.tied  # a tied head is its table
+    report = count(text_strategy.arena)
+    embedding = count_parameters(model.embed.token, model.head)
+    assert embedding == text_strategy.arena_params == report.token_params + report.output_params
+
+
+def test_a_bytes_run_starts_uniform_learns_and_measures_its_cost(data):
+    calls = []
+    run = run_text(strategy("bytes"), BUDGET, 0, data, ByteTokenizer(), on_progress=lambda *a: calls.append(a))
+    curve = np.array(run.curve)
+    assert abs(curve[0, 1] - 8.0) < UNIFORM_TOL  # untrained: 8 bits for each byte
+    assert run.bits_per_byte < 6.5 and curve[-1, 1] < curve[0, 1] - 1.0  # trained: well below uniform
+    assert len(curve) == CURVE_POINTS + 1 and (np.diff(curve[:, 0]) > 0).all()
+    assert curve[-1, 0] == run.train_seconds >= BUDGET.text_seconds and run.steps > 0
+    assert run.train_tokens == run.steps * BUDGET.batch_size * BUDGET.context == run.train_bytes_seen
+    assert calls[0] == (0.0, curve[0, 1]) and calls[-1] == (run.train_seconds, curve[-1, 1])
+    assert len(calls) == run.steps + 1 and all(a[0] <= b[0] for a, b in zip(calls, calls[1:], strict=False))
+    sizes = np.array([len(line.encode("utf-8")) for line in data.held_out])  # one token a byte
+    assert run.tokens_per_input == pytest.approx(sizes.mean()) and run.attention_scores_per_input == (sizes**2).mean()
+    assert run.eval_bytes == data.held_out_bytes - 1  # all held-out bytes but the first token's
+    assert run.rare_bytes == rare_byte_mask(data.held_out, data.rare_words)[1:].sum() > 0
+    assert run.params_embedding == 256 * 64 == strategy("bytes").arena_params and run.vocab_size == 256
+    assert run.latency_ms > 0 and run.bytes_per_second == run.tokens_per_second > 0
+    json.dumps(run.to_dict(), allow_nan=False)
+
+
+def test_a_bpe_run_starts_at_log2_v_per_token_and_learns(data, folder):
+    small = strategy("small-v-tied")
+    tokenizer = tokenizer_for(small, data, folder)
+    run = run_text(small, BUDGET, 0, data, tokenizer)
+    ids = encode_lines(tokenizer, data.held_out)  # the curve's text: the whole held-out part (< CURVE_BYTES)
+    uniform = math.log2(small.arena.vocab_size) * (len(ids) - 1) / token_lengths(tokenizer)[ids][1:].sum()
+    assert run.curve[0][1] == pytest.approx(uniform, rel=UNIFORM_SHARE)
+    assert run.bits_per_byte < run.curve[0][1] - 0.2
+    assert run.bits_per_byte == pytest.approx(run.curve[-1][1], abs=1e-9)  # one model, one text: one figure
+    assert run.train_bytes_seen > run.train_tokens  # a BPE token stands for more than one byte
+    assert run.tokens_per_input == pytest.approx(np.mean([len(tokenizer.encode(line)) for line in data.held_out]))
+
+
+def test_a_bpe_short_of_its_size_keeps_the_strategys_table(data, folder):
+    large = strategy("large-v-untied")
+    tokenizer = tokenizer_for(large, data, folder)
+    assert tokenizer.vocab_size < large.arena.vocab_size  # 150 kB of text holds fewer than 32,000 merges
+    run = run_text(large, replace(BUDGET, text_seconds=0.3), 0, data, tokenizer)
+    assert (run.vocab_size, run.tokenizer_vocab_size) == (large.arena.vocab_size, tokenizer.vocab_size)
+    assert run.params_embedding == 2 * 32_000 * 64 == large.arena_params
+
+
+def test_the_seed_fixes_the_initial_model(data):
+    short = replace(BUDGET, text_seconds=0.05)
+    first, same, other = (run_text(strategy("bytes"), short, seed, data, ByteTokenizer()) for seed in (0, 0, 1))
+    assert first.curve[0] == same.curve[0] and first.curve[0][1] != other.curve[0][1]
+
+
+def test_too_little_training_text_for_one_batch_is_refused(data):
+    with pytest.raises(InvalidValueError, match="too few for one batch of 100000 windows of 32"):
+        run_text(strategy("bytes"), replace(BUDGET, batch_size=100_000), 0, data, ByteTokenizer())
