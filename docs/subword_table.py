@@ -19,10 +19,10 @@ import time
 from datetime import date
 from pathlib import Path
 
-from embedlab.data.corpora import open_corpus
+from embedlab.data.corpora import open_corpus, split_lines
 from embedlab.files import cache_dir
 from embedlab.sims.subword_table import RUNGS, VocabularyTable, measure, supported
-from embedlab.sims.subwords import VocabularyLadder, split_lines
+from embedlab.sims.subwords import VocabularyLadder
 from embedlab.tokenizer.vocab import count_words
 
 

@@ -21,6 +21,7 @@ NEVER = {
     "tokenizer": {"models", "train", "sims", "lab", "cli"},
     "vectors": {"train", "sims", "lab", "cli"},
     "train": {"sims", "lab", "cli"},
+    "arena": {"sims", "lab", "cli"},
     "data": {"layers", "models", "tokenizer", "vectors", "train", "sims", "lab", "cli"},
     "sims": {"lab", "cli"},
     "lab": {"cli"},

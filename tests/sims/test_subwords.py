@@ -13,9 +13,9 @@ from collections import Counter
 import pytest
 from tokenizers import decoders, pre_tokenizers
 
-from embedlab.data.corpora import open_corpus
+from embedlab.data.corpora import open_corpus, split_lines
 from embedlab.errors import InvalidValueError
-from embedlab.sims.subwords import SIZES, VocabularyInfo, VocabularyLadder, cache_file, readable, split_lines, stored
+from embedlab.sims.subwords import SIZES, VocabularyInfo, VocabularyLadder, cache_file, readable, stored
 from embedlab.tokenizer import FastTokenizer
 from embedlab.tokenizer.bytes import bytes_to_unicode, piece_bytes
 from embedlab.vectors.frequency import band

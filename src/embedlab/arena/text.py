@@ -36,12 +36,11 @@ import torch
 from embedlab.arena.bits import rare_byte_mask, score, token_bits, word_spans
 from embedlab.arena.strategies import Budget, Strategy
 from embedlab.arena.tokens import ByteTokenizer, encode_lines, token_lengths
-from embedlab.data.corpora import open_corpus
+from embedlab.data.corpora import open_corpus, split_lines
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import atomic_write_text, json_safe
 from embedlab.layers.head import count_parameters
 from embedlab.models.lm import LMConfig, TinyLM, windows
-from embedlab.sims.subwords import split_lines
 from embedlab.tokenizer.fast import FastTokenizer
 from embedlab.tokenizer.vocab import SubwordTokenizer, count_words
 from embedlab.train.config import LM_FLOOR
@@ -61,7 +60,7 @@ class TextData:
 
     corpus: str
     train_lines: list[str]
-    held_out: list[str]  # line i of the corpus when i % 10 == 9 (sims.subwords.split_lines)
+    held_out: list[str]  # line i of the corpus when i % 10 == 9 (data.corpora.split_lines)
     train_bytes: int  # UTF-8 bytes of the training lines, each with its "\n"
     held_out_bytes: int  # the same for the held-out lines
     rare_words: frozenset[str]  # held-out words (bits.word_spans) in the 'rare' frequency band of the training part

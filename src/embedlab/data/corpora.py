@@ -3,6 +3,7 @@
     for line in open_corpus("gcide"):          # Webster 1913 (Debian's dict-gcide), cleaned
     for line in open_corpus("enwiki-sample"):  # gensim's shortened Wikipedia dump, markup removed
     for line in open_corpus("notes.txt"):      # any UTF-8 text file
+    train, held = split_lines(open_corpus("gcide"))   # every 10th line held out, for measuring
 
 Nothing is read into memory whole: each corpus is a re-iterable stream of lines, so counting
 tables are the only thing that grows with the corpus.
@@ -14,12 +15,12 @@ import bz2
 import gzip
 import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from embedlab.data.benchmarks import gensim_test_file
-from embedlab.errors import InvalidValueError, MissingDataError
+from embedlab.errors import InvalidValueError, MissingDataError, check_int
 
 log = logging.getLogger("embedlab")
 
@@ -57,6 +58,7 @@ def open_corpus(name_or_path: str | Path) -> Corpus:
 
 
 CORPORA = ("enwiki-sample", "gcide")
+HELD_OUT = 10  # every 10th line of a corpus is held out: never trained on, kept for measuring
 
 
 def missing_corpora() -> dict[str, str | None]:
@@ -160,3 +162,19 @@ def _clean_gcide(text: str) -> str:
     text = _CHAR_MARK.sub(r"\1", text)
     text = _BRACES.sub("", text)
     return re.sub(r"\s+", " ", text).strip()
+
+
+def split_lines(lines: Iterable[str], every: int = HELD_OUT) -> tuple[list[str], list[str]]:
+    """(training lines, held-out lines): line i is held out when i % every == every - 1, so the
+    split depends on nothing but the order of the lines, and the held-out part is spread over the
+    whole corpus rather than being its last articles.
+
+    >>> split_lines(["a", "b", "c", "d", "e", "f", "g"], every=3)
+    (['a', 'b', 'd', 'e', 'g'], ['c', 'f'])
+    """
+    every = check_int("every", every, low=2)
+    train: list[str] = []
+    held: list[str] = []
+    for i, line in enumerate(lines):
+        (held if i % every == every - 1 else train).append(line)
+    return train, held

@@ -5,7 +5,7 @@ and buys, on text its tokenizers were not trained on, beside a whole-word vocabu
     table = measure(ladder, corpus)                        # VocabularyTable: one Rung per size
     [(r.size, r.pieces_per_word, r.word_oov_running) for r in table.rungs]
 
-Per rung, with the held-out lines of subwords.split_lines (every 10th line of the corpus):
+Per rung, with the held-out lines of data.corpora.split_lines (every 10th line of the corpus):
     pieces_per_word       BPE tokens / whitespace-separated words of the held-out text
     pieces_per_rare_word  BPE pieces of a held-out word in the frequency band RARE (fewer than 100
                           occurrences in the training part, never-seen words included), each word
@@ -37,8 +37,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
+from embedlab.data.corpora import HELD_OUT, split_lines
 from embedlab.errors import InvalidValueError
-from embedlab.sims.subwords import HELD_OUT, MAX_SIZE, SIZES, VocabularyLadder, split_lines
+from embedlab.sims.subwords import MAX_SIZE, SIZES, VocabularyLadder
 from embedlab.sizing import EmbeddingLayout, count
 from embedlab.tokenizer.fast import FastTokenizer
 from embedlab.tokenizer.vocab import Vocab, count_words, pieces_per_word, words

@@ -27,12 +27,12 @@ import fcntl
 import json
 import logging
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from embedlab.data.corpora import Corpus
+from embedlab.data.corpora import Corpus, split_lines
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import atomic_write_text
 from embedlab.tokenizer.bytes import piece_bytes
@@ -44,7 +44,6 @@ log = logging.getLogger("embedlab")
 
 SIZES = (1_000, 8_000, 32_000)  # the lesson's ladder: tiny, BERT-like, Llama-like
 MAX_SIZE = 100_000  # the lesson's largest rung (GPT-4-like); gcide's training part supports it
-HELD_OUT = 10  # every 10th line of a corpus is held out: never trained on, kept for measuring
 # subtle: version 1 files (CORPUS-SIZE.json, no version) were trained on the whole corpus, held-out
 # lines included; a new name makes the ladder train again instead of reading them.
 CACHE_VERSION = 2
@@ -60,22 +59,6 @@ def readable(piece: str) -> str:
     ('␣cat', '\\\\xc3')
     """
     return piece_bytes(piece).decode("utf-8", errors="backslashreplace").translate(_VISIBLE)
-
-
-def split_lines(lines: Iterable[str], every: int = HELD_OUT) -> tuple[list[str], list[str]]:
-    """(training lines, held-out lines): line i is held out when i % every == every - 1, so the
-    split depends on nothing but the order of the lines, and the held-out part is spread over the
-    whole corpus rather than being its last articles.
-
-    >>> split_lines(["a", "b", "c", "d", "e", "f", "g"], every=3)
-    (['a', 'b', 'd', 'e', 'g'], ['c', 'f'])
-    """
-    every = check_int("every", every, low=2)
-    train: list[str] = []
-    held: list[str] = []
-    for i, line in enumerate(lines):
-        (held if i % every == every - 1 else train).append(line)
-    return train, held
 
 
 @dataclass(frozen=True)
