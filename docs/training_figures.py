@@ -7,7 +7,8 @@
 The runs, each cached in its own folder under --work (a rerun whose settings match only redraws):
 
     sgns-d{2,8,32,100,300}   sgns on gcide, 5 epochs, 2 threads, other settings default; the dim-100
-                             run also watches 36 themed words (sections 1 and 2 read it)
+                             run also watches the themed words of embedlab.data.themes (sections 1
+                             and 2 read it; a cached run that watched other words is trained anew)
     lm-tied, lm-untied       a 2-layer causal LM on enwiki-sample, dim 64, 4 heads, context 64,
                              2,000 BPE pieces, 2 epochs; tied and untied output head
 
@@ -31,6 +32,7 @@ import torch
 from safetensors import safe_open
 
 from embedlab.data.corpora import open_corpus
+from embedlab.data.themes import COLOURS, THEMES
 from embedlab.models.lm import LMConfig, TinyLM
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import count_words
@@ -40,14 +42,6 @@ from embedlab.vectors import Vectors
 from embedlab.vectors.analysis import pca_2d
 from embedlab.vectors.evaluate import benchmark_path, folded_vocab, read_pairs, spearman
 
-THEMES = {  # watched in the dim-100 run: six themes of six words, every word in gcide's vocabulary
-    "months": ["january", "february", "april", "june", "august", "october"],
-    "numbers": ["two", "three", "four", "five", "six", "seven"],
-    "family": ["father", "mother", "son", "daughter", "brother", "sister"],
-    "colours": ["red", "blue", "green", "yellow", "white", "black"],
-    "countries": ["france", "england", "germany", "italy", "spain", "russia"],
-    "animals": ["horse", "dog", "cat", "cow", "sheep", "lion"],
-}
 QUERIES = ["january", "king", "france", "two", "red", "horse"]  # section 1's neighbour table
 FRACTIONS = (0.0, 0.1, 0.5, 1.0)  # the snapshots drawn in section 1, as shares of the run
 BANDS = (5_000, 1_000, 0)  # section 2: floors of update-count bands for the rarer word of a pair
@@ -59,15 +53,18 @@ QUICK = {"dims": (2, 16), "main": 16, "epochs": 1,
 
 def trained(folder: Path, config: RunConfig, watch: list[str] | None = None) -> Path:
     """The finished run of `config` in `folder`: reused when its settings match, else trained anew."""
-    if (folder / "metrics.json").is_file():
-        if json.loads((folder / "run.json").read_text())["config"] == config.to_dict():
+    if (folder / "metrics.json").is_file() and (folder / "figures.json").is_file():
+        same_config = json.loads((folder / "run.json").read_text())["config"] == config.to_dict()
+        same_watch = json.loads((folder / "figures.json").read_text()).get("watch", []) == list(watch or ())
+        if same_config and same_watch:
             return folder
     shutil.rmtree(folder, ignore_errors=True)
     steps = Recorder()
     start = time.perf_counter()
     train(config, folder, watch=watch or (), on_progress=steps)
     wall = time.perf_counter() - start
-    record = {"wall_seconds": wall, "per_cpu_second": steps.per_cpu_second(), "step_losses": steps.losses}
+    record = {"wall_seconds": wall, "per_cpu_second": steps.per_cpu_second(), "step_losses": steps.losses,
+              "watch": list(watch or ())}  # fmt: skip
     (folder / "figures.json").write_text(json.dumps(record))
     print(f"trained {folder.name} in {wall:.0f} s")
     return folder
@@ -144,7 +141,7 @@ def neighbours_and_clusters(run: Path, figures: Path) -> None:
         xy = xy.numpy()
         for i, name in enumerate(THEMES):
             pick = theme == i
-            ax.scatter(xy[pick, 0], xy[pick, 1], s=30, color=f"C{i}", label=name)
+            ax.scatter(xy[pick, 0], xy[pick, 1], s=30, color=COLOURS[name], label=name)  # the lab's colours
         for (x, y), token in zip(xy, tokens, strict=True):
             ax.annotate(token, (x, y), fontsize=8, xytext=(3, 2), textcoords="offset points")
         ax.set_title(f"{done[s] / done[-1]:.0%} of training ({done[s] / 1e6:.1f}M words); PC1 {r1:.0%}, PC2 {r2:.0%}")

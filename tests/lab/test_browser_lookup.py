@@ -1,12 +1,19 @@
 """The lookup page and the table-size heat map in Debian's chromium against a real `embedlab lab`
-process: each loads without console errors, and a click or a new value redraws it with the
-numbers of the row or block asked for."""
+process: each loads without console errors, and a click, a new value or a theme ticked redraws it
+with the numbers of the row, block or groups asked for."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
+from embedlab.data.themes import THEMES
+
 ROW_FLOAT32 = 1e-6  # a float32 row sent as JSON and read back by plotly
+LESSON_GROUPS = ["animals", "colours", "buildings", "function words"]  # cat, dog, house, building, "the"
+# whether the map's traces are named `names`, in order
+SHOWN = "names => document.querySelector('#lookup-map').data.map((t) => t.name).join() === names.join()"
 
 
 def plot_data(page, selector: str) -> list[dict]:
@@ -38,6 +45,31 @@ def test_lookup_map_can_normalise_first(open_sim):
     page.check("#lookup-normalize")
     page.wait_for_function("t => document.querySelector('#lookup-map-caption').innerText !== t", arg=before)
     assert ", centred, normalised; axes explain" in page.inner_text("#lookup-map-caption")
+
+
+def test_the_map_shows_the_themes_ticked(open_sim):
+    page = open_sim("lookup")
+    page.wait_for_selector("#lookup-themes input[data-theme]")
+    names = page.eval_on_selector_all("#lookup-themes input[data-theme]", "boxes => boxes.map((b) => b.dataset.theme)")
+    assert names == list(THEMES)  # from /api/config, in its order
+    assert [t["name"] for t in plot_data(page, "#lookup-map")] == [*THEMES, "'king'"]  # all ticked; king is a person
+    page.fill("#lookup-token", "cat")
+    page.dispatch_event("#lookup-token", "change")
+    for name in THEMES:
+        if name not in LESSON_GROUPS:
+            page.uncheck(f'#lookup-themes input[data-theme="{name}"]')
+    page.wait_for_function(SHOWN, arg=[*LESSON_GROUPS, "chosen", "'cat'"])
+    traces = plot_data(page, "#lookup-map")
+    points = {w: (x, y) for t in traces[:-1] for w, x, y in zip(t["customdata"], t["x"], t["y"], strict=True)}
+    assert set(points) == {*(w for g in LESSON_GROUPS for w in THEMES[g]), "cat"}
+    away = {w: math.dist(xy, points["cat"]) for w, xy in points.items() if w != "cat"}
+    assert sorted(away, key=away.get)[0] in THEMES["animals"] and away["the"] > 4 * away["dog"]  # the lesson's map
+    n = sum(len(THEMES[g]) for g in LESSON_GROUPS) + 1  # the PCA is fitted on these groups' rows and cat's
+    assert f"PCA of {n} rows" in page.inner_text("#lookup-map-caption")
+    for name in ("colours", "buildings", "function words"):
+        page.uncheck(f'#lookup-themes input[data-theme="{name}"]')
+    page.wait_for_function(SHOWN, arg=["animals", "chosen", "'cat'"])
+    assert page.is_disabled('#lookup-themes input[data-theme="animals"]')  # the last group ticked stays ticked
 
 
 def test_size_heat_map_follows_its_table_and_start(open_sim, minilm_vectors):

@@ -1,10 +1,12 @@
 """The training simulation in Debian's chromium against a real `embedlab lab` process: Start trains a
 small real run on enwiki-sample, the map and the progress line follow its frames, a click on a word
-shows its row, and the slider scrubs back."""
+shows its row, the slider scrubs back, and the themes ticked decide which words the map shows."""
 
 from __future__ import annotations
 
 import pytest
+
+from embedlab.data.themes import THEMES
 
 LIMIT = 30_000  # words: a few snapshots, seconds after enwiki-sample is read (~5 s)
 WAIT_MS = 90_000  # reading the corpus on a busy 2-core machine
@@ -56,3 +58,41 @@ def test_a_run_started_from_the_page_moves_the_map(open_sim):
     for token, xy in zip(state["tokens"], state["frames"][0]["coordinates"], strict=True):
         assert first[token] == pytest.approx(xy, rel=1e-9)  # the random start, before any training
     assert first["king"] != drawn["king"]
+
+
+def test_the_map_shows_the_themes_ticked(open_sim):
+    page = open_sim("training", timeout_ms=WAIT_MS)
+    names = page.eval_on_selector_all("#train-themes input[data-theme]", "boxes => boxes.map((b) => b.dataset.theme)")
+    assert names == list(THEMES)  # from /api/config, in its order
+    for name in THEMES:  # before the run: the lesson's easy case, two groups
+        if name not in ("numbers", "months"):
+            page.uncheck(f'#train-themes input[data-theme="{name}"]')
+    assert not page.is_disabled('#train-themes input[data-theme="months"]')  # two ticked: neither locked
+    page.select_option("#train-corpus", "enwiki-sample")
+    page.select_option("#train-dim", "8")
+    page.fill("#train-epochs", "1")
+    page.fill("#train-limit", str(LIMIT))
+    before = page.inner_text("#train-progress")  # maybe the last test's run, stopped
+    page.click("#train-start")
+    page.wait_for_function("t => document.querySelector('#train-progress').innerText !== t", arg=before)
+    page.wait_for_function("() => document.querySelector('#train-progress').innerText.includes('stopped')")
+    state = page.evaluate(API, "/api/training/state?themes=numbers&themes=months")
+    n = state["frame_count"]
+    page.wait_for_function(
+        f"() => document.querySelector('#train-frame-label').innerText.startsWith('frame {n} of {n}')"
+    )
+    drawn = page.evaluate(DRAWN)
+    assert set(drawn) == set(state["tokens"]) == {*THEMES["numbers"], *THEMES["months"]}
+    for token, xy in zip(state["tokens"], state["frames"][-1]["coordinates"], strict=True):
+        assert drawn[token] == pytest.approx(xy, rel=1e-9)  # the map fitted on these two groups' rows
+
+    page.check('#train-themes input[data-theme="people"]')  # after the run: the map is fitted anew
+    page.wait_for_function("() => document.querySelector('#train-map').data.some((t) => t.name === 'people')")
+    page.wait_for_function(
+        f"() => document.querySelector('#train-frame-label').innerText.startsWith('frame {n} of {n}')"
+    )
+    state = page.evaluate(API, "/api/training/state?themes=people&themes=numbers&themes=months")
+    drawn = page.evaluate(DRAWN)
+    assert set(drawn) == set(state["tokens"]) and "king" in drawn
+    for token, xy in zip(state["tokens"], state["frames"][-1]["coordinates"], strict=True):
+        assert drawn[token] == pytest.approx(xy, rel=1e-9)

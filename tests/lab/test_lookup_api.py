@@ -31,6 +31,18 @@ def test_map_marks_the_token_and_says_how_it_was_made(client, minilm_vectors):
     assert unit["coordinates"] != raw["coordinates"]  # MiniLM's rows differ in length: normalising moves points
 
 
+def test_map_shows_the_groups_asked_for(client, minilm_vectors):
+    picked = ["function words", "animals"]
+    r = client.get("/api/lookup/map", params={"table": "minilm", "token": "cat", "themes": picked}).json()
+    assert r["theme_names"] == ["animals", "function words", "chosen"]
+    assert r["words"] == [*THEMES["animals"], *THEMES["function words"], "cat"] and r["themes"][-1] == "chosen"
+    xy = np.array(r["coordinates"])
+    away = np.linalg.norm(xy - xy[r["highlight"]], axis=1)
+    assert [r["themes"][i] for i in np.argsort(away)[1:4]] == ["animals"] * 3  # cat among the animals
+    run = client.get("/api/lookup/map", params={"table": "wiki-run", "token": "two", "themes": "numbers"}).json()
+    assert set(run["themes"]) == {"numbers"} and run["words"][run["highlight"]] == "two"
+
+
 def test_onehot_product_equals_the_row(client, minilm_vectors):
     r = client.get("/api/lookup/onehot", params={"table": "minilm", "token": "paris", "size": 5, "dims": 6}).json()
     assert r["table"] == "minilm" and len(r["keys"]) == 5 and r["keys"][r["position"]] == "paris"
@@ -66,6 +78,8 @@ def test_slice_of_a_run_and_a_neighbourhood(client, lab_run):
         ("/api/lookup/row", {"table": "minilm", "token": ""}, 422, "token: String should have at least 1"),
         ("/api/lookup/map", {**KING, "normalize": "maybe"}, 422, "normalize: "),
         ("/api/lookup/map", {"table": "minilm", "token": "kign"}, 404, "unknown key 'kign'"),
+        ("/api/lookup/map", {**KING, "themes": "fish"}, 400, "theme 'fish' is not one of animals, colours, people"),
+        ("/api/lookup/map", {**KING, "themes": [*THEMES, "war"]}, 422, "themes: List should have at most"),
         ("/api/lookup/onehot", {**KING, "size": 17}, 422, "size: Input should be less than or equal to 16"),
         ("/api/lookup/onehot", {**KING, "dims": 65}, 422, "dims: Input should be less than or equal to 64"),
         ("/api/size/slice", {"table": "minilm", "rows": 257}, 422, "rows: Input should be less than or equal to 256"),

@@ -3,11 +3,13 @@ through FastAPI's TestClient; the frames' coordinates recomputed from the rows t
 
 from __future__ import annotations
 
+import json
 import time
 
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
+from safetensors import safe_open
 from scipy.linalg import orthogonal_procrustes
 
 from embedlab.data.corpora import GCIDE_PATH
@@ -39,6 +41,20 @@ def wait_for(client, done, seconds: float = WAIT) -> dict:
     return state
 
 
+def check_projection(frames: list[dict], rows: list[np.ndarray]) -> None:
+    """Each frame's coordinates: its rows' (W, D) top-2 PCA scores (numpy's SVD), turned onto the
+    frame before (scipy's orthogonal Procrustes)."""
+    previous = None
+    for frame, r in zip(frames, rows, strict=True):
+        centred = r - r.mean(axis=0)
+        axes = np.linalg.svd(centred, full_matrices=False)[2][:2]  # (2, D)
+        axes *= np.sign(axes[[0, 1], np.abs(axes).argmax(axis=1)])[:, None]  # largest loading positive
+        scores = centred @ axes.T
+        expected = scores if previous is None else scores @ orthogonal_procrustes(scores, previous)[0]
+        np.testing.assert_allclose(frame["coordinates"], expected, atol=COORDINATES)
+        previous = np.array(frame["coordinates"])
+
+
 def test_options_list_the_installed_corpora_and_the_limits(client):
     r = client.get("/api/training/options").json()
     assert "enwiki-sample" in r["corpora"] and ("gcide" in r["corpora"]) == GCIDE_PATH.is_file()
@@ -66,18 +82,27 @@ def test_a_run_from_start_to_finish(training):
     # the last frame is the table the run saved
     table = Vectors.load(training.app.state.lab.service("training", None).folder)
     np.testing.assert_array_equal(rows[-1], np.stack([table[t] for t in tokens]))
-    # each frame: the rows' top-2 PCA scores (numpy's SVD), turned onto the frame before (scipy)
-    previous = None
-    for frame, r in zip(frames, rows, strict=True):
-        centred = r - r.mean(axis=0)
-        axes = np.linalg.svd(centred, full_matrices=False)[2][:2]  # (2, D)
-        axes *= np.sign(axes[[0, 1], np.abs(axes).argmax(axis=1)])[:, None]  # largest loading positive
-        scores = centred @ axes.T
-        expected = scores if previous is None else scores @ orthogonal_procrustes(scores, previous)[0]
-        np.testing.assert_allclose(frame["coordinates"], expected, atol=COORDINATES)
-        previous = np.array(frame["coordinates"])
+    check_projection(frames, rows)
     one = training.get("/api/training/row", params={"token": "king", "frame": 1}).json()
     assert one["done"] == frames[1]["done"] and one["norm"] == pytest.approx(np.linalg.norm(one["row"]), rel=1e-9)
+
+
+def test_the_map_of_a_few_groups_is_fitted_on_their_rows(training):
+    training.post("/api/training/start", json={"corpus": "wiki-3k", "dim": 8, "epochs": 1})
+    every = wait_for(training, lambda s: s["status"] != "running")
+    picked = ["numbers", "months"]
+    state = training.get("/api/training/state", params={"themes": picked}).json()
+    assert state["tokens"] == [t for t in every["tokens"] if theme_of(t) in picked] and len(state["tokens"]) >= 8
+    assert set(state["themes"]) == set(picked) and state["frame_count"] == every["frame_count"]
+    # the rows the run saved: snapshots.safetensors holds every watched row of every frame
+    with safe_open(training.app.state.lab.service("training", None).folder / "snapshots.safetensors", "np") as f:
+        saved, tokens = f.get_tensor("vectors"), json.loads(f.metadata()["tokens"])  # (S, W, D)
+    assert tokens == every["tokens"] and len(saved) == every["frame_count"]
+    keep = [tokens.index(t) for t in state["tokens"]]
+    check_projection(state["frames"], [frame[keep].astype(np.float64) for frame in saved])
+    assert state["frames"][-1]["coordinates"] != [every["frames"][-1]["coordinates"][i] for i in keep]  # refitted
+    later = training.get("/api/training/state", params={"themes": picked, "since": 3}).json()["frames"]
+    assert later == state["frames"][3:]  # kept from the first answer, not fitted again differently
 
 
 def test_one_run_at_a_time_and_stop(training):
@@ -123,6 +148,8 @@ def test_bad_starts_are_json_4xx_naming_the_limit(client, body, status, message)
     [
         ("/api/training/state", {"since": -1}, 422, "since: Input should be greater than or equal to 0"),
         ("/api/training/state", {"since": 201}, 422, "since: Input should be less than or equal to 200"),
+        ("/api/training/state", {"themes": "fish"}, 400, "theme 'fish' is not one of animals, colours"),
+        ("/api/training/state", {"themes": ""}, 400, "theme '' is not one of animals"),
         ("/api/training/row", {"token": "king", "frame": 0}, 400, "no frames yet: start a run"),
         ("/api/training/row", {"token": "king", "frame": 201}, 422, "frame: Input should be less than or equal to 200"),
         ("/api/training/row", {"token": "x" * 101, "frame": 0}, 422, "token: String should have at most 100"),

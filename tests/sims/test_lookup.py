@@ -78,7 +78,7 @@ def test_one_hot_times_e_is_the_looked_up_row(minilm_vectors):
     k = len(view.keys)
     assert k == 12 and view.keys[view.position] == "paris" and list(view.rows) == sorted(view.rows)
     assert [minilm_vectors.index_of(key) for key in view.keys] == list(view.rows)
-    assert {t for _, key, t in themed_keys(minilm_vectors) if key in view.keys} >= set(THEMES) - {"elements"}
+    assert {t for _, key, t in themed_keys(minilm_vectors) if key in view.keys} == set(THEMES)  # one of each
     expected_h = torch.nn.functional.one_hot(torch.tensor(view.position), k).float()
     np.testing.assert_array_equal(view.one_hot, expected_h.numpy())
     e_small = torch.as_tensor(minilm_vectors.vectors[list(view.rows)])
@@ -134,9 +134,39 @@ def test_themed_map_on_a_bpe_table_and_its_minimum():
     points = themed_map(bpe, "cat")
     assert points.words == ("king", "queen", "man", "cat")
     assert points.projection.keys == ("Ġking", "Ġqueen", "Ġman", "cat")
-    tiny = Vectors(["Ġking", "cat", "dog"], np.eye(3), name="tiny")
+    tiny = Vectors(["Ġking", "cat", "zebra"], np.eye(3), name="tiny")
     with pytest.raises(InvalidValueError, match="tiny holds 2 of the themed words and 'cat'; a map needs >= 3"):
         themed_map(tiny, "cat")
+
+
+LESSON_GROUPS = ["animals", "colours", "buildings", "function words"]  # cat, dog, house, building, "the"
+
+
+def test_themed_map_shows_the_groups_picked(minilm_vectors):
+    points = themed_map(minilm_vectors, "king", themes=["function words", "animals"])
+    assert points.theme_names == ("animals", "function words")  # THEMES order, whatever the order asked
+    assert points.words == (*THEMES["animals"], *THEMES["function words"], "king")
+    assert points.themes[-1] == CHOSEN  # king's own group is not shown: it joins as the looked-up word
+    assert points.to_dict()["theme_names"] == ["animals", "function words", CHOSEN]
+    rows = minilm_vectors[list(points.projection.keys)].astype(np.float64)
+    xy = points.projection.coordinates  # the PCA is fitted on these rows only
+    np.testing.assert_allclose(xy, _sklearn_pca(rows, xy), atol=PCA_AGREEMENT)
+    with pytest.raises(InvalidValueError, match="theme 'fish' is not one of animals, colours"):
+        themed_map(minilm_vectors, "king", themes=["fish"])
+    with pytest.raises(InvalidValueError, match="pick at least one theme"):
+        themed_map(minilm_vectors, "king", themes=[])
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_minilms_map_puts_cat_among_the_animals_and_the_apart(minilm_vectors, normalize):
+    points = themed_map(minilm_vectors, "cat", normalize=normalize, themes=LESSON_GROUPS)
+    xy = points.projection.coordinates  # (n, 2): distances on the map itself, as the page draws it
+    away = np.linalg.norm(xy - xy[points.highlight], axis=1)
+    nearest = [points.themes[i] for i in np.argsort(away)[1:6]]
+    assert nearest == ["animals"] * 5, nearest
+    words = list(points.words)
+    assert away[words.index("the")] > 4 * away[words.index("dog")]
+    assert away[words.index("building")] < away[words.index("the")] > away[words.index("red")]
 
 
 def test_table_slice_is_a_block_of_e(minilm_vectors):

@@ -71,6 +71,24 @@ def test_a_run_streams_frames_of_the_rows_it_trains(live):
     assert live.state(since=10_000).frames == ()
 
 
+def test_a_map_of_some_groups_holds_their_words_alone(live):
+    assert live.state(themes=["people"]).tokens == ()  # no run yet: nothing to show, nothing wrong
+    live.start(small(), watch=["king", "queen", "man", "two", "three", "the"])
+    state = wait_until(live, ended)
+    people = live.state(themes=["people"])
+    assert people.tokens == ("king", "queen", "man") and people.frame_count == state.frame_count
+    for frame, full in zip(people.frames, state.frames, strict=True):
+        np.testing.assert_array_equal(frame.rows, full.rows[:3])  # the same rows, cut to the group
+        assert frame.coordinates.shape == (3, 2) and (frame.index, frame.done) == (full.index, full.done)
+    both = live.state(since=2, themes=["numbers", "people"])  # THEMES order, whatever the order asked
+    assert both.tokens == ("king", "queen", "man", "two", "three") and both.frames[0].index == 2
+    assert live.state(themes=["people"]).frames[-1] is people.frames[-1]  # projected once, then kept
+    with pytest.raises(InvalidValueError, match="this run watches no word of animals, colours; pick other themes"):
+        live.state(themes=["colours", "animals"])
+    with pytest.raises(InvalidValueError, match="theme 'kings' is not one of animals"):
+        live.state(themes=["kings"])
+
+
 def test_stop_ends_a_run_early(live):
     live.start(small(epochs=10))
     wait_until(live, lambda s: s.frame_count >= 2)

@@ -29,6 +29,7 @@ from fastapi import Depends, Query, Request
 
 from embedlab.data.corpora import CORPORA, open_corpus
 from embedlab.data.models import MODELS
+from embedlab.data.themes import THEMES
 from embedlab.errors import FileFormatError, MissingDataError, unknown_name
 from embedlab.lab.app import Lab
 from embedlab.models.encoder import Encoder
@@ -49,6 +50,11 @@ DEFAULT_CORPUS = "enwiki-sample"  # always there (gensim's test data); gcide nee
 TableName = Annotated[str, Query(min_length=1, max_length=MAX_NAME, description="a served table (see /api/tables)")]
 RecipeName = Annotated[str, Query(pattern="^(" + "|".join(RECIPE_NAMES) + ")$", description="bert is MiniLM's own")]
 CorpusName = Annotated[str, Query(max_length=MAX_CORPUS, description=f"a built-in corpus: {', '.join(CORPORA)}")]
+# ?themes=animals&themes=colours: the theme groups a map shows (checked by data.themes.pick_themes)
+ThemeNames = Annotated[
+    list[str] | None,
+    Query(max_length=len(THEMES), description="repeated: groups of /api/config's themes; default: all"),
+]
 
 
 def get_lab(request: Request) -> Lab:

@@ -4,6 +4,7 @@
     one_hot_lookup(vectors, "king")         one_hot(i) @ E_small on a small vocabulary: the same row,
                                             max |difference| exactly 0
     themed_map(vectors, "king")             PCA of the themed words the table holds, "king" marked
+    themed_map(vectors, "cat", themes=["animals", "function words"])    only those groups, and "cat"
     table_slice(vectors, start=0, rows=32, dims=64)    a block of E with its keys, for a heat map
     neighbourhood_slice(vectors, "king", rows=32)      the same for a key and its nearest rows
 
@@ -14,18 +15,19 @@ lm` builds; tokenizer.bytes.word_key), so the themed words find their rows in ev
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from embedlab.data.themes import THEMES
+from embedlab.data.themes import THEMES, pick_themes
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.scratch import one_hot
 from embedlab.tokenizer.bytes import word_key
 from embedlab.vectors.analysis import Projection, project_2d
 from embedlab.vectors.table import Vectors
 
-CHOSEN = "chosen"  # the theme of a looked-up word that is in none of THEMES
+CHOSEN = "chosen"  # the theme of a looked-up word that is in none of the groups shown
 MIN_MAP_POINTS = 3  # fewer points make a map with nothing to compare
 
 
@@ -41,11 +43,12 @@ def resolve_key(vectors: Vectors, word: str) -> str:
     return key
 
 
-def themed_keys(vectors: Vectors) -> list[tuple[str, str, str]]:
-    """(word, key, theme) for every word of THEMES the table holds, in THEMES order."""
+def themed_keys(vectors: Vectors, themes: Iterable[str] | None = None) -> list[tuple[str, str, str]]:
+    """(word, key, theme) for every word of the THEMES groups named (default: all) that the table
+    holds, in THEMES order."""
     found = []
-    for theme, words in THEMES.items():
-        for word in words:
+    for theme in pick_themes(themes):
+        for word in THEMES[theme]:
             key = word_key(word, vectors)
             if key is not None:
                 found.append((word, key, theme))
@@ -136,30 +139,34 @@ def one_hot_lookup(vectors: Vectors, word: str, size: int = 12) -> OneHotLookup:
 class ThemedMap:
     projection: Projection  # its keys are the table's keys, one per point
     words: tuple[str, ...]  # each point's word (the key without a BPE space mark)
-    themes: tuple[str, ...]  # each point's theme, CHOSEN for a looked-up word in no theme
+    themes: tuple[str, ...]  # each point's theme, CHOSEN for a looked-up word in none of theme_names
     highlight: int  # the looked-up word's point
+    theme_names: tuple[str, ...]  # the groups asked for, in THEMES order
 
     def to_dict(self) -> dict:
         """The projection's fields and caption, each point's word and theme, the marked point, and
-        every theme name in a fixed order (`theme_names`) so a page can keep one colour per theme."""
+        the groups asked for in THEMES order then CHOSEN (`theme_names`), for the legend's order."""
         return {**self.projection.to_dict(), "caption": self.projection.caption(), "words": list(self.words),
-                "themes": list(self.themes), "theme_names": [*THEMES, CHOSEN], "highlight": self.highlight}  # fmt: skip
+                "themes": list(self.themes), "theme_names": [*self.theme_names, CHOSEN],
+                "highlight": self.highlight}  # fmt: skip
 
 
-def themed_map(vectors: Vectors, word: str, normalize: bool = False) -> ThemedMap:
-    """word -> 2-D PCA of the themed words the table holds (n, D) -> (n, 2), with the word added
-    if absent and its point marked. `normalize` scales rows to unit length first."""
+def themed_map(vectors: Vectors, word: str, normalize: bool = False, themes: Iterable[str] | None = None) -> ThemedMap:
+    """word -> 2-D PCA of the words of the THEMES groups named (default: all) that the table holds,
+    (n, D) -> (n, 2), with the word added if absent (theme CHOSEN) and its point marked. `normalize`
+    scales rows to unit length first; the PCA is fitted on these rows alone."""
     key = resolve_key(vectors, word)
-    points = themed_keys(vectors)
+    themes = pick_themes(themes)
+    points = themed_keys(vectors, themes)
     if key not in [k for _, k, _ in points]:
         points.append((word, key, CHOSEN))
     if len(points) < MIN_MAP_POINTS:
         raise InvalidValueError(
             f"{vectors.name} holds {len(points)} of the themed words and {word!r}; a map needs >= {MIN_MAP_POINTS}"
         )
-    words, keys, themes = (tuple(column) for column in zip(*points, strict=True))
+    words, keys, groups = (tuple(column) for column in zip(*points, strict=True))
     projection = project_2d(vectors, keys, normalize=normalize)
-    return ThemedMap(projection, words, themes, keys.index(key))
+    return ThemedMap(projection, words, groups, keys.index(key), themes)
 
 
 # ---- a block of the table ------------------------------------------------------------------------

@@ -3,6 +3,7 @@
     live = LiveRun("cache/training")                       # names it may train on: the installed corpora
     live.start(RunConfig(corpus="enwiki-sample", dim=8, epochs=1), max_words=200_000)
     live.state(since=0)                                    # status, progress, the frames so far
+    live.state(themes=["animals", "colours"])              # only those groups' words, projected apart
     live.frame(3).row("king")                              # (D,) that token's row in frame 3
     live.row("king", 3).norm                               # the same row with its frame and its length
     live.stop(); live.close()
@@ -18,6 +19,11 @@ to sign and order, so without the turn a frame could flip or swap axes against i
 the map would jump where the table barely moved. PCA axes of the last frame, shared by all frames,
 were the other choice; they change with every new frame (so frames already drawn would move), and
 the random start, whose spread lies on other axes, would collapse to a dot.
+
+Themes: a run watches every themed word its vocabulary holds (embedlab.data.themes, through
+train's default watch list), and a map may show a few groups only. Their rows then get frames of
+their own, projected the same way but fitted on those rows alone (another group's spread would
+otherwise decide the axes); each choice of groups is projected once per run and kept.
 """
 
 from __future__ import annotations
@@ -28,14 +34,14 @@ import math
 import os
 import shutil
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from embedlab.data.corpora import missing_corpora
-from embedlab.data.themes import theme_of
+from embedlab.data.themes import pick_themes, theme_of
 from embedlab.errors import EmbedlabError, InvalidValueError, check_int, unknown_name
 from embedlab.train.config import RunConfig
 from embedlab.train.run import Progress, train
@@ -140,6 +146,9 @@ class LiveRun:
         self._frames: list[Frame] = []
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        # (run, picked groups) -> the frames of those groups' tokens so far; extended under _maps_lock
+        self._maps: dict[tuple[int, tuple[str, ...]], list[Frame]] = {}
+        self._maps_lock = threading.Lock()
 
     @property
     def folder(self) -> Path | None:
@@ -166,6 +175,7 @@ class LiveRun:
             self._run += 1
             self._status, self._message, self._config, self._max_words = "running", "", config, max_words
             self._progress, self._tokens, self._frames = None, (), []
+            self._maps = {}
             self._stop = threading.Event()
             self._remove_old_folders()
             self._thread = threading.Thread(
@@ -190,14 +200,36 @@ class LiveRun:
         yet: after 5 s it is left to die with the process (a daemon thread), so shutdown goes on."""
         self.stop(timeout=5.0)
 
-    def state(self, since: int = 0) -> LiveState:
-        """Status, progress, tokens and the frames from index `since` on (none if since >= count)."""
+    def state(self, since: int = 0, themes: Iterable[str] | None = None) -> LiveState:
+        """Status, progress, tokens and the frames from index `since` on (none if since >= count).
+
+        `themes` keeps the watched tokens of those THEMES groups only (default: every watched token):
+        the frames then hold their rows alone, each projected on its own PCA of those rows and turned
+        onto the frame before, as every frame is.
+        """
         since = check_int("since", since, low=0)
+        picked = None if themes is None else pick_themes(themes)
         with self._lock:
-            return LiveState(
-                self._run, self._status, self._message, self._config.to_dict() if self._config else None,
-                self._max_words, self._progress, self._tokens, len(self._frames), tuple(self._frames[since:]),
-            )  # fmt: skip
+            run, tokens, frames = self._run, self._tokens, list(self._frames)
+            state = (self._run, self._status, self._message, self._config.to_dict() if self._config else None,
+                     self._max_words, self._progress)  # fmt: skip
+        if picked is not None:
+            tokens, frames = self._themed(run, picked, tokens, frames)
+        return LiveState(*state, tokens, len(frames), tuple(frames[since:]))
+
+    def _themed(self, run: int, picked: tuple[str, ...], tokens: tuple[str, ...], frames: list[Frame]):
+        """The watched tokens of the `picked` groups, and `frames` cut to their rows and projected anew."""
+        keep = [i for i, token in enumerate(tokens) if theme_of(token) in picked]
+        if frames and not keep:
+            raise InvalidValueError(f"this run watches no word of {', '.join(picked)}; pick other themes")
+        with self._maps_lock:
+            cached = self._maps.setdefault((run, picked), [])
+            for frame in frames[len(cached) :]:
+                rows = frame.rows[keep]  # (W', D)
+                coordinates, variance = project_frame(rows, cached[-1].coordinates if cached else None)
+                cached.append(Frame(frame.index, frame.done, tuple(tokens[i] for i in keep), rows, coordinates,
+                                    variance))  # fmt: skip
+            return tuple(tokens[i] for i in keep), cached[: len(frames)]
 
     def frame(self, index: int) -> Frame:
         """Frame `index` of the current (or last) run."""

@@ -1,7 +1,8 @@
-"""Lookup (simulation 1): a token's row, a 2-D map of a themed set, one-hot × E.
+"""Lookup (simulation 1): a token's row, a 2-D map of the theme groups picked, one-hot × E.
 
 Each call names a served table (see /api/tables) and a token: a key of that table, or a word
-whose key is "Ġ" + word in byte-level BPE tables.
+whose key is "Ġ" + word in byte-level BPE tables. The groups are embedlab.data.themes' (their
+names and colours reach the page through /api/config).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from embedlab.lab.deps import TableDep
+from embedlab.lab.deps import TableDep, ThemeNames
 from embedlab.lab.schemas import Limit, MapAnswer, OneHotAnswer, RowAnswer
 from embedlab.sims.lookup import lookup_row, one_hot_lookup, themed_map
 
@@ -31,11 +32,11 @@ def row(vectors: TableDep, token: Token) -> dict:
 
 
 @router.get("/map", response_model=MapAnswer)
-def themed(vectors: TableDep, token: Token, normalize: bool = False) -> dict:
-    """PCA of the themed words the table holds plus the token (added if absent): coordinates,
-    words, themes, the token's point (`highlight`), how many rows were used, whether they were
-    centred and normalised, and a caption saying so."""
-    return {"table": vectors.name, **themed_map(vectors, token, normalize).to_dict()}
+def themed(vectors: TableDep, token: Token, normalize: bool = False, themes: ThemeNames = None) -> dict:
+    """PCA of the words of the `themes` groups (default: all) the table holds plus the token (added
+    if absent): coordinates, words, themes, the token's point (`highlight`), how many rows were used,
+    whether they were centred and normalised, and a caption saying so."""
+    return {"table": vectors.name, **themed_map(vectors, token, normalize, themes).to_dict()}
 
 
 @router.get("/onehot", response_model=OneHotAnswer)

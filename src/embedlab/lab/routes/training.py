@@ -1,8 +1,9 @@
 """Embedding space during training (simulation 7): one live run, its snapshots as they arrive.
 
 The page starts a real word2vec run (embedlab.sims.training.LiveRun) on a built-in corpus, polls
-/state for new frames, and asks /row for a token's row in one frame. One run at a time per server:
-a start while one runs is a 409 (RunBusyError, answered by the app's error handler).
+/state for new frames of the theme groups picked, and asks /row for a token's row in one frame.
+One run at a time per server: a start while one runs is a 409 (RunBusyError, answered by the
+app's error handler).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from embedlab.lab.deps import LiveRunDep
+from embedlab.lab.deps import LiveRunDep, ThemeNames
 from embedlab.lab.schemas import (
     DIMS,
     MAX_DIM,
@@ -60,12 +61,13 @@ def stop(live: LiveRunDep) -> dict:
 
 
 @router.get("/state", response_model=TrainingState)
-def state(live: LiveRunDep, since: FrameIndex = 0) -> dict:
-    """Status, progress, watched tokens (and their themes) and the frames from index `since` on.
+def state(live: LiveRunDep, since: FrameIndex = 0, themes: ThemeNames = None) -> dict:
+    """Status, progress, watched tokens (and their themes) and the frames from index `since` on;
+    only the tokens of the `themes` groups when given (default: every watched token).
 
     Each frame: `coordinates` (W, 2), the rows' PCA turned to line up with the frame before.
     """
-    return live.state(since).to_dict()
+    return live.state(since, themes).to_dict()
 
 
 @router.get("/row", response_model=WatchedRowAnswer)

@@ -38,6 +38,27 @@ export function checkbox(id, checked = false) {
   return box;
 }
 
+// One checkbox per theme group (`themes` is config().themes), beside the group's colour, all ticked.
+// The last one ticked cannot be unticked: a map of no group would have nothing to show.
+// -> { node, picked }: picked() lists the ticked groups in the API's order; `onChange` follows a tick.
+export function themePicker(id, themes, onChange) {
+  const boxes = themes.names.map((name) => {
+    const box = checkbox(`${id}-${name.replaceAll(" ", "-")}`, true);
+    box.dataset.theme = name;
+    return box;
+  });
+  const picked = () => boxes.filter((box) => box.checked).map((box) => box.dataset.theme);
+  const lock = () => {
+    const on = boxes.filter((box) => box.checked);
+    for (const box of boxes) box.disabled = on.length === 1 && box.checked;
+  };
+  for (const box of boxes) box.addEventListener("change", () => { lock(); onChange(); });
+  const node = el("div", { id, class: "themes" }, el("span", { class: "note" }, "themes shown:"),
+    ...boxes.map((box) => el("label", {}, box,
+      el("span", { class: "swatch", style: `--swatch: ${themes.colours[box.dataset.theme]}` }), box.dataset.theme)));
+  return { node, picked };
+}
+
 // A table.result: one header row, then one row per array of cells.
 export function table(headers, rows) {
   return el("table", { class: "result" },

@@ -1,5 +1,5 @@
-// Lookup: a token's row as bars, its place on a 2-D map of themed words, and one-hot × E.
-import { el, field, fixed, select, checkbox, note, count } from "./dom.js";
+// Lookup: a token's row as bars, its place on a 2-D map of the theme groups picked, and one-hot × E.
+import { el, field, fixed, select, checkbox, note, count, themePicker } from "./dom.js";
 import { config, get, latest } from "./http.js";
 import { bars, colour, plot, themeColour } from "./plot.js";
 
@@ -15,6 +15,7 @@ export async function render(root) {
   };
   for (const input of [page.source, page.token]) input.addEventListener("change", () => { rowView(); mapView(); });
   page.normalize.addEventListener("change", mapView);
+  page.pickThemes = mapView;
   await Promise.all([rowView(), mapView()]);
 }
 
@@ -24,6 +25,7 @@ function build(root, tables, limits, themes) {
     source: select("lookup-table", tables),
     token: el("input", { id: "lookup-token", value: "king", maxlength: limits.token }),
     normalize: checkbox("lookup-normalize"),
+    picker: themePicker("lookup-themes", themes, () => page.pickThemes()), // the groups on the map
     status: el("div", { id: "lookup-status" }),
     chips: el("div", { id: "lookup-chips" }),
     rowCaption: el("p", { id: "lookup-row-caption", class: "stat" }),
@@ -38,11 +40,12 @@ function build(root, tables, limits, themes) {
     el("p", {}, "A token's embedding is row i of the table E, where i is the token's id: the layer reads that " +
       "row and does no arithmetic. Writing the id as a one-hot vector and multiplying it by E gives the same " +
       "numbers, which is why the lookup can be trained like a matrix. Rows of related words point in " +
-      "related directions, which the map below shows for a few themed words."),
+      "related directions, which the map below shows for the groups of words ticked; function words such as " +
+      "\"the\" keep apart from all of them. A token in none of the groups ticked is added to the map."),
     el("div", { class: "controls" }, field("table", page.source), field("token", page.token),
       field("normalise rows before the map", page.normalize)),
     page.chips, page.status, page.rowCaption, page.rowBars,
-    el("h3", {}, "Themed words, projected to 2-D"), page.mapCaption, page.map,
+    el("h3", {}, "Themed words, projected to 2-D"), page.picker.node, page.mapCaption, page.map,
     el("h3", {}, "One-hot × E on a small vocabulary"), page.onehot);
   return page;
 }
@@ -52,8 +55,8 @@ function loadRow(page) {
   return Promise.all([get("/api/lookup/row", params), get("/api/lookup/onehot", { ...params, dims: 8 })]);
 }
 
-const loadMap = (page) =>
-  get("/api/lookup/map", { table: page.source.value, token: page.token.value, normalize: page.normalize.checked });
+const loadMap = (page) => get("/api/lookup/map", [["table", page.source.value], ["token", page.token.value],
+  ["normalize", page.normalize.checked], ...page.picker.picked().map((theme) => ["themes", theme])]);
 
 function drawRow(page, [r, view]) {
   page.rowCaption.textContent = `'${r.key}' is row ${count(r.index)} of ${count(r.vocab_size)}; ` +

@@ -152,7 +152,8 @@ function drawX(page, r) {
   const x = r.config.layer_norm ? `LayerNorm(${r.addends.join(" + ")})` : r.addends.join(" + ");
   heat(page.x, r.x_cosine, { y: names, x: names, title: `cosine between rows of X = ${x}`,
     hover: "%{y} · %{x}: %{z:.4f}",
-    layout: { xaxis: { type: "category", tickangle: -45 }, height: Math.max(360, 18 * names.length + 140) } });
+    layout: { xaxis: { type: "category", tickangle: -45 }, height: Math.max(360, 18 * names.length + 160),
+      margin: { l: 90, r: 20, t: 40, b: 90 } } }); // room for the pieces' names
   const groups = r.identical.map((g) => g.map((i) => `“${r.pieces[i]}” at ${i}`).join(" = "));
   page.identical.textContent = groups.length ? `X rows equal bit for bit: ${groups.join("; ")}.`
     : "Every piece has its own row of X: no two are equal.";

@@ -1,5 +1,5 @@
 // Training: a real word2vec run started from the page; the watched rows' 2-D map moves as snapshots arrive.
-import { count, el, field, number, select } from "./dom.js";
+import { count, el, field, number, select, themePicker } from "./dom.js";
 import { config, get, latest, post, shown } from "./http.js";
 import { bars, colour, plot, themeColour } from "./plot.js";
 
@@ -42,17 +42,20 @@ function build(root, options, limits, themes) {
     axesNote: el("p", { id: "train-axes", class: "note" }),
     rowNote: el("div", { id: "train-row-note", class: "note" }, ROW_HINT),
     rowPlot: el("div", { id: "train-row", class: "plot short" }),
+    picker: themePicker("train-themes", themes, () => repick(page)), // the groups on the map
   };
   root.append(
     el("h2", {}, "Embedding space during training"),
     el("p", {}, "Start trains word2vec on a real corpus on the server, and the map follows a few dozen " +
       "watched words while their rows change. Every row begins as small random numbers, so the first " +
       "frame has no order; words used in similar places (numbers, months, family words) then drift " +
-      "together. Low widths have less room to keep the groups apart: compare dim 2 with dim 32."),
+      "together. Low widths have less room to keep the groups apart: compare dim 2 with dim 32. The run " +
+      "watches every group; tick the ones the map shows (two groups are the easy case, all of them the hard " +
+      "one), before, during or after a run: the map is fitted to the words shown."),
     el("div", { class: "controls" }, field("corpus", page.corpus), field("method", page.method),
       field("dim", page.dim), field(`epochs (1–${maxEpochs})`, page.epochs),
       field(`stop after words (≤ ${count(maxWords)})`, page.limit), page.start, page.stop),
-    page.progress, page.error, page.map,
+    page.progress, page.error, page.picker.node, page.map,
     el("div", { class: "controls" }, field("frame", page.slider), page.frameLabel, page.replay),
     page.axesNote, page.rowNote, page.rowPlot);
   return page;
@@ -119,10 +122,24 @@ function describe(s) {
   return `Run ${s.run} (${s.config.method}, dim ${s.config.dim}, ${s.config.corpus}): ${parts.join(" · ")}${end}`;
 }
 
+// The state with the frames from `since` on, of the groups ticked; dropped if the ticks changed meanwhile.
 async function poll(page) {
-  let s = await get("/api/training/state", { since: page.frames.length });
-  if (s.run !== page.run && page.frames.length) s = await get("/api/training/state", { since: 0 });
-  apply(page, s);
+  const themes = page.picker.picked();
+  const ask = (since) => get("/api/training/state", [["since", since], ...themes.map((t) => ["themes", t])]);
+  let s = await ask(page.frames.length);
+  if (s.run !== page.run && page.frames.length) s = await ask(0);
+  if (String(themes) === String(page.picker.picked())) apply(page, s);
+}
+
+// Other groups ticked: their frames are other projections, so the map starts over from the first frame
+// (or, after a run, shows the last one).
+async function repick(page) {
+  Object.assign(page, { frames: [], at: -1, drawn: -1, selected: null });
+  await shown(page.error, () => poll(page));
+  if (page.status !== "running" && page.frames.length) {
+    Object.assign(page, { at: page.frames.length - 1, follow: false });
+    draw(page);
+  }
 }
 
 // Poll while the run goes (one loop at a time), then once more for the frames of its last step.
