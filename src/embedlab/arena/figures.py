@@ -48,19 +48,23 @@ def _bars(summary: dict, task: str, labels: dict[str, str], path: Path) -> Path:
 
 
 def _curves(summary: dict, labels: dict[str, str], path: Path) -> Path:
-    fig, (text_ax, image_ax) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
-    for run in summary["runs"]:
-        if not run.get("curve"):
-            continue
-        ax = image_ax if "accuracy" in run else text_ax
-        seconds, values = zip(*run["curve"], strict=True)
-        ax.plot(seconds, values, marker=".", label=f"{labels[run['strategy']]} (seed {run['seed']})")
-    text_ax.set(title="held-out bits per byte", xlabel="training seconds", ylabel="bits/byte")
-    image_ax.set(title="Fashion-MNIST test accuracy", xlabel="training seconds", ylabel="accuracy")
-    for ax in (text_ax, image_ax):
-        if ax.lines:
-            ax.legend(fontsize=7)
+    panels = {"text": ("held-out bits per byte", "bits/byte"), "image": ("Fashion-MNIST test accuracy", "accuracy")}
+    kinds = [kind for kind in panels if any(r.get("curve") and _kind(r) == kind for r in summary["runs"])]
+    fig, axes = plt.subplots(1, max(len(kinds), 1), figsize=(5 * max(len(kinds), 1), 3.6), layout="constrained",
+                             squeeze=False)  # fmt: skip
+    for ax, kind in zip(axes[0], kinds, strict=False):
+        for run in summary["runs"]:
+            if run.get("curve") and _kind(run) == kind:
+                seconds, values = zip(*run["curve"], strict=True)
+                ax.plot(seconds, values, marker=".", label=f"{labels[run['strategy']]} (seed {run['seed']})")
+        title, unit = panels[kind]
+        ax.set(title=title, xlabel="training seconds", ylabel=unit)
+        ax.legend(fontsize=7)
     return _save(fig, path)
+
+
+def _kind(run: dict) -> str:
+    return "image" if "accuracy" in run else "text"
 
 
 def _save(fig, path: Path) -> Path:
