@@ -100,3 +100,19 @@ def check_neighbours():
         assert vectors.similarity("two", "three") > vectors.similarity("two", "river") + margin / 2
 
     return check
+
+
+@pytest.fixture(scope="session")
+def quick_race(tmp_path_factory):
+    """`embedlab arena --quick --json`, run once for the session as a user runs it (about 2
+    minutes): (its folder, the JSON it printed)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = tmp_path_factory.mktemp("arena") / "quick"
+    command = [str(Path(sys.executable).parent / "embedlab"), "arena", "--quick", "--out", str(out), "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return out, json.loads(done.stdout)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -77,22 +78,16 @@ def arena(
 
 def scale_table(race: Race) -> Table:
     """The lesson's strategies at its scale and at the arena's."""
-    table = Table(title=f"The {race.budget.name} race: the lesson's scale and the arena's")
-    for name in ("strategy", "lesson V / patch", "lesson d", "lesson params", "lesson tokens", "arena V / patch",
-                 "arena d", "arena params"):  # fmt: skip
-        table.add_column(name, justify="left" if name == "strategy" else "right")
+    table = Table(title=f"The {race.budget.name} race: the lesson's scale and the arena's", box=box.SIMPLE_HEAD,
+                  caption="V×d: the token table; px/px: patch side of image side; params: embedding only")
+    table.add_column("strategy", min_width=11)
+    for name in ("lesson", "params", "tokens", "arena", "params"):
+        table.add_column(name, justify="right", no_wrap=True)  # numbers never wrap nor shrink to "…"
     for name in race.strategies:
         s = STRATEGIES[name]
-        table.add_row(s.label, _size(s.lesson), str(s.lesson.dim), f"{s.lesson_params:,}", s.lesson_tokens,
-                      _size(s.arena), str(s.arena.dim), f"{s.arena_params:,}")  # fmt: skip
+        table.add_row(s.label, _size(s.lesson), f"{s.lesson_params:,}", s.lesson_tokens, _size(s.arena),
+                      f"{s.arena_params:,}")  # fmt: skip
     return table
-
-
-def _size(layout) -> str:
-    """'2,000' (or '32,000 untied') for a vocabulary, '16 px of 224' for patches."""
-    if layout.is_image:
-        return f"{layout.patch_size} px of {layout.image_size}"
-    return f"{layout.vocab_size:,}" + ("" if layout.tied else " untied")
 
 
 def results_table(summary: dict) -> Table:
@@ -101,10 +96,11 @@ def results_table(summary: dict) -> Table:
                ("cost", "tokens_per_input"), ("cost", "training_throughput"), ("cost", "latency_ms")]  # fmt: skip
     metrics = [m for m in metrics if m[0] in summary["tasks"]]
     seeds = summary["budget"]["seeds"]
-    table = Table(title=f"Measured ({summary['budget']['name']} race, seeds {', '.join(map(str, seeds))})")
+    title = f"Measured ({summary['budget']['name']} race, seeds {', '.join(map(str, seeds))})"
+    table = Table(title=title, box=box.SIMPLE_HEAD)
     table.add_column("strategy")
     for task, metric in metrics:
-        table.add_column(f"{task}: {metric}", justify="right")
+        table.add_column(f"{task}: {metric.replace('_', ' ').replace('training ', '')}", justify="right")
     found = {(r["strategy"], r["task"], r["metric"]): r for r in summary["results"]}
     for s in summary["strategies"]:
         cells = []
@@ -114,9 +110,22 @@ def results_table(summary: dict) -> Table:
                 cells.append("n/a")
             else:
                 low, high = r["spread"]
-                cells.append(f"{r['value']:.4g}" + (f" ({low:.3g}–{high:.3g})" if len(r["values"]) > 1 else ""))
+                spread = f" ({_number(low)}–{_number(high)})" if len(r["values"]) > 1 else ""
+                cells.append(_number(r["value"]) + spread)
         table.add_row(s["label"], *cells)
     return table
+
+
+def _number(x: float) -> str:
+    """4 significant digits, thousands as 63,650 rather than 6.365e+04."""
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
+def _size(layout) -> str:
+    """'2,000×64' for a table (the label says whether it is tied), '16 px/224' for patches."""
+    if layout.is_image:
+        return f"{layout.patch_size} px/{layout.image_size}"
+    return f"{layout.vocab_size:,}×{layout.dim:,}"
 
 
 def _names(text: str | None) -> list[str] | None:

@@ -16,6 +16,7 @@ LadderDep        the ?corpus= corpus's subword vocabularies, trained on first us
 SubwordTableDep  the same corpus's vocabulary-size table, measured once per app
 SubwordFolderDep where the subword vocabularies are kept
 LiveRunDep       the app's one live training run
+ArenaDep         the app's strategy-arena races (the quick one run from the page)
 UpdateTablesDep  the served tables that are training runs with update counts
 """
 
@@ -34,6 +35,7 @@ from embedlab.errors import FileFormatError, MissingDataError, unknown_name
 from embedlab.lab.app import Lab
 from embedlab.models.encoder import Encoder
 from embedlab.models.pipeline import Pipeline
+from embedlab.sims.arena import ArenaLab
 from embedlab.sims.attention import AttentionBridge
 from embedlab.sims.context import ContextModel
 from embedlab.sims.gradients import read_update_counts
@@ -147,6 +149,14 @@ def get_live_run(lab: LabDep) -> LiveRun:
 
 
 LiveRunDep = Annotated[LiveRun, Depends(get_live_run)]
+
+
+def get_arena(lab: LabDep) -> ArenaLab:
+    """The app's race folders, under the lab's cache (a running quick race is left at shutdown)."""
+    return lab.service("arena", lambda: ArenaLab(lab.cache_dir / "arena"))
+
+
+ArenaDep = Annotated[ArenaLab, Depends(get_arena)]
 
 
 def has_update_counts(source: str) -> bool:

@@ -539,3 +539,23 @@ class ContextAnswer(Answer):
     layers: list[ContextLayer]
     map: ContextMap
     attention: ContextAttention
+
+
+# ---- strategy arena ---------------------------------------------------------------------------------
+
+
+class ArenaEvent(Answer):
+    strategy: str
+    seed: int
+    stage: str  # preparing | training | finished | resumed
+    elapsed: float  # training seconds so far
+    seconds: float  # of the budget
+    value: float | None  # the latest curve point (bits per byte or accuracy)
+
+
+class ArenaState(Answer):
+    status: str  # idle | running | finished | failed (the race this server started)
+    message: str  # why it failed
+    progress: list[ArenaEvent]  # one per (strategy, seed) of the running race
+    source: str | None  # "full" or "quick": which race `race` is; None before any
+    race: dict[str, Any] | None  # the race's summary, as results.json holds it (see embedlab.arena.runner)

@@ -12,6 +12,7 @@ from fastapi import APIRouter
 from embedlab.data.themes import COLOURS, OTHER, THEMES
 from embedlab.lab.deps import LabDep
 from embedlab.lab.routes import (
+    arena,
     attention,
     context,
     geometry,
@@ -33,7 +34,7 @@ router = APIRouter(prefix="/api", tags=["lab"])
 # page name -> its route module, in the nav's order
 PAGES = {module.__name__.rsplit(".", 1)[-1]: module for module in
          (lookup, size, recipe, patches, tying, scale, training, subwords, geometry, gradients, attention,
-          context)}  # fmt: skip
+          context, arena)}  # fmt: skip
 
 
 @router.get("/tables", response_model=TableList)

@@ -1,0 +1,31 @@
+"""Strategy arena (simulation 13): a real race's results, or a quick race started from the page.
+
+One race at a time per server: a start while one runs is a 409 (RunBusyError, answered by the
+app's error handler). The page polls GET /api/arena for progress while a race runs.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from embedlab.arena.strategies import STRATEGIES, TASKS
+from embedlab.lab.deps import ArenaDep
+from embedlab.lab.schemas import ArenaState, Limit
+
+router = APIRouter(prefix="/api/arena", tags=["arena"])
+
+LIMITS: dict[str, Limit] = {"tasks": list(TASKS), "strategies": list(STRATEGIES)}
+
+
+@router.get("", response_model=ArenaState)
+def state(arena: ArenaDep) -> dict:
+    """The running race's progress (if any) and the best finished race found: a full race run with
+    `embedlab arena --out CACHE/lab/arena/full`, else the quick race."""
+    return arena.state()
+
+
+@router.post("/start", response_model=ArenaState)
+def start(arena: ArenaDep) -> dict:
+    """Start (or resume) the quick race in the background; 409 while one runs."""
+    arena.start()
+    return arena.state()

@@ -1,0 +1,123 @@
+// Strategy arena: lesson 001's six ways to embed, raced for real. The bars are a finished race's
+// measurements (a full race from `embedlab arena`, else the quick race this page can start).
+import { count, el, field, fixed, note, select, table } from "./dom.js";
+import { config, get, post, shown } from "./http.js";
+import { colour, plot } from "./plot.js";
+
+const POLL_MS = 1000;
+const HEADLINE = { lm: "bits_per_byte", rare: "rare_bits_per_byte", image: "accuracy", cost: "tokens_per_input" };
+
+export async function render(root) {
+  const { limits } = await config();
+  const page = build(root, limits.arena);
+  page.task.addEventListener("change", () => page.state && drawRace(page, page.state));
+  page.start.addEventListener("click", () => shown(page.error, async () => follow(page, await post("/api/arena/start"))));
+  await shown(page.error, async () => follow(page, await get("/api/arena")));
+}
+
+function build(root, limits) {
+  const page = {
+    task: select("arena-task", limits.tasks, "lm"),
+    start: el("button", { id: "arena-start", class: "primary" }, "Run the quick race"),
+    error: el("div", { id: "arena-error" }),
+    status: el("p", { id: "arena-status", class: "stat" }),
+    progress: el("div", { id: "arena-progress" }),
+    bars: el("div", { id: "arena-bars", class: "plot" }),
+    details: el("div", { id: "arena-details" }),
+    curve: el("div", { id: "arena-curve", class: "plot" }),
+    state: null,
+    picked: null,
+  };
+  root.append(
+    el("h2", {}, "Strategy arena"),
+    el("p", {}, "Six ways to embed — small and large vocabularies, tied and untied heads, subword BPE, raw " +
+      "bytes, and image patches of two sizes — each trained for the same time on this machine and measured on " +
+      "language modelling (held-out bits per byte), rare words, Fashion-MNIST and cost. The arena keeps the " +
+      "lesson's proportions at a size two cores can train. A strategy that cannot do a task is marked n/a."),
+    el("div", { class: "controls" }, field("task", page.task), page.start),
+    page.error, page.status, page.progress, page.bars, el("div", { class: "grid2" }, page.details, page.curve));
+  return page;
+}
+
+// Show a state; while a race runs, ask again until it ends.
+async function follow(page, state) {
+  page.state = state;
+  page.start.disabled = state.status === "running";
+  page.status.textContent = status(state);
+  page.progress.replaceChildren(...(state.progress.length ? [progressTable(state.progress)] : []));
+  if (state.race) await drawRace(page, state);
+  if (state.status === "running") {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await shown(page.error, async () => follow(page, await get("/api/arena")));
+  }
+}
+
+function status(state) {
+  const race = state.race ? `Showing the ${state.source} race (seeds ${state.race.budget.seeds.join(", ")}, ` +
+    `${state.race.budget.corpus} and Fashion-MNIST).` : "No race yet: run the quick one (about 3 minutes).";
+  if (state.status === "running") return `A quick race is running. ${race}`;
+  if (state.status === "failed") return `The quick race failed: ${state.message}. ${race}`;
+  return race;
+}
+
+function progressTable(progress) {
+  return table(["strategy", "seed", "stage", "training time", "last curve point"], progress.map((p) => [
+    p.strategy, p.seed, p.stage, p.seconds ? `${fixed(p.elapsed, 1)} of ${fixed(p.seconds, 0)} s` : "",
+    p.value === null ? "" : fixed(p.value)]));
+}
+
+async function drawRace(page, state) {
+  const race = state.race;
+  const task = page.task.value;
+  const metric = HEADLINE[task];
+  const labels = Object.fromEntries(race.strategies.map((s) => [s.name, s.label]));
+  const rows = race.strategies.map((s) => race.results.find((r) => r.strategy === s.name && r.task === task &&
+    (r.metric === metric || !r.applicable)));
+  // a bar only for a measured figure: not applicable (or not measured) is a word on the axis
+  const shownRows = rows.filter(Boolean).map((r) => ({ ...r, applicable: r.applicable && r.value !== null }));
+  const x = shownRows.map((r) => labels[r.strategy]);
+  const unit = shownRows.find((r) => r.applicable)?.unit ?? "";
+  const better = shownRows.find((r) => r.applicable)?.better ?? "";
+  await plot(page.bars, [{
+    type: "bar", x, y: shownRows.map((r) => (r.applicable ? r.value : null)),
+    customdata: shownRows.map((r) => r.strategy), marker: { color: colour("accent") },
+    text: shownRows.map((r) => (r.applicable ? fixed(r.value) : "")), textposition: "outside",
+    error_y: { type: "data", symmetric: false, array: shownRows.map((r) => (r.applicable ? r.spread[1] - r.value : 0)),
+      arrayminus: shownRows.map((r) => (r.applicable ? r.value - r.spread[0] : 0)) },
+    hovertemplate: "%{x}: %{y:.4f}<extra>click for details</extra>",
+  }], {
+    title: { text: `${task}: ${metric.replaceAll("_", " ")} (${unit}), ${better} is better` },
+    annotations: shownRows.map((r, i) => (r.applicable ? null : { x: x[i], y: 0, text: "n/a", showarrow: false,
+      yanchor: "bottom", font: { color: colour("muted") } })).filter(Boolean),
+    yaxis: { type: task === "cost" ? "log" : "linear" }, height: 380,
+  });
+  page.bars.removeAllListeners?.("plotly_click");
+  page.bars.on("plotly_click", (event) => details(page, race, event.points[0].customdata));
+  await details(page, race, page.picked ?? race.strategies[0].name);
+}
+
+// A strategy's measured details: both scales, every figure, its learning curve.
+async function details(page, race, name) {
+  page.picked = name;
+  const s = race.strategies.find((t) => t.name === name);
+  const mine = race.results.filter((r) => r.strategy === name && r.applicable && r.value !== null);
+  page.details.replaceChildren(el("h3", { id: "arena-picked" }, s.label),
+    table(["", "the lesson", "the arena"], [
+      [s.kind === "text" ? "vocabulary" : "patch", s.kind === "text" ? count(s.lesson.vocab_size) :
+        `${s.lesson.patch_size} px of ${s.lesson.image_size}`, s.kind === "text" ? count(s.arena.vocab_size) :
+        `${s.arena.patch_size} px of ${s.arena.image_size}`],
+      ["width d", s.lesson.dim, s.arena.dim],
+      ["embedding parameters", count(s.lesson.params), count(s.arena.params)],
+      ["tokens per input", s.lesson.tokens_per_input, fixed(mine.find((r) => r.metric === "tokens_per_input")?.value ?? NaN, 1)],
+    ]),
+    table(["task", "metric", "mean over seeds", "each seed", "unit"], mine.map((r) => [r.task,
+      r.metric.replaceAll("_", " "), fixed(r.value, 4), r.values.map((v) => fixed(v, 4)).join(", "), r.unit])),
+    note(`Every figure: ${race.budget.name} race, seeds ${race.budget.seeds.join(", ")}, ` +
+      (s.kind === "text" ? `${race.budget.text_seconds} s of training on ${race.budget.corpus}` :
+        `${race.budget.image_seconds} s of training on ${race.budget.image_train} Fashion-MNIST images`) + "."));
+  const runs = race.runs.filter((r) => r.strategy === name && r.curve?.length);
+  await plot(page.curve, runs.map((r) => ({ type: "scatter", mode: "lines+markers", name: `seed ${r.seed}`,
+    x: r.curve.map((p) => p[0]), y: r.curve.map((p) => p[1]) })),
+  { title: { text: `${s.label}: ${s.kind === "text" ? "held-out bits per byte" : "test accuracy"} while training` },
+    xaxis: { title: { text: "training seconds" } }, legend: { orientation: "h", y: -0.3 } });
+}

@@ -1,0 +1,85 @@
+"""The quick race end to end (`embedlab arena --quick`, run once per session): its results make
+sense, its parameter counts are sizing's, and a second run resumes instead of training again."""
+
+from __future__ import annotations
+
+import json
+
+from embedlab.arena.runner import RESULTS_FILE, Race
+from embedlab.arena.strategies import STRATEGIES, TASKS
+from embedlab.sizing import count
+
+TEXT = [name for name, s in STRATEGIES.items() if s.kind == "text"]
+IMAGE = [name for name, s in STRATEGIES.items() if s.kind == "image"]
+
+
+def _result(summary, strategy, task, metric):
+    (r,) = [r for r in summary["results"] if (r["strategy"], r["task"], r["metric"]) == (strategy, task, metric)]
+    return r
+
+
+def test_the_json_contract(quick_race):
+    folder, summary = quick_race
+    assert summary == json.loads((folder / RESULTS_FILE).read_text())
+    assert [s["name"] for s in summary["strategies"]] == list(STRATEGIES) and summary["tasks"] == list(TASKS)
+    for r in summary["results"]:
+        assert {"strategy", "task", "metric", "value", "unit", "seeds"} <= r.keys()
+    lesson = {s["name"]: s["lesson"]["params"] for s in summary["strategies"]}
+    assert lesson["small-v-tied"] == 6_144_000 and lesson["large-v-untied"] == 1_048_576_000
+    for name in IMAGE:  # patches on text: not applicable, never a number
+        for task in ("lm", "rare"):
+            (r,) = [r for r in summary["results"] if (r["strategy"], r["task"]) == (name, task)]
+            assert r["value"] is None and r["applicable"] is False
+    for name in TEXT:
+        (r,) = [r for r in summary["results"] if (r["strategy"], r["task"]) == (name, "image")]
+        assert r["value"] is None and "sees no image" in r["reason"]
+    assert {p.name for p in folder.glob("*.png")} == {f"{task}.png" for task in TASKS} | {"curves.png"}
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in folder.glob("*.png"))
+
+
+def test_bits_per_byte_are_sane_and_fall_with_training(quick_race):
+    _, summary = quick_race
+    runs = {run["strategy"]: run for run in summary["runs"]}
+    for name in TEXT:
+        bpb = _result(summary, name, "lm", "bits_per_byte")["value"]
+        assert 1.0 < bpb < 6.0, (name, bpb)  # English text: well under 8 bits a byte, above 1
+        curve = runs[name]["curve"]
+        assert curve[-1][1] < curve[0][1], name  # the model learned
+        assert _result(summary, name, "rare", "rare_bits_per_byte")["value"] > 0
+    # bytes start from nothing: 8 bits a byte is a uniform guess over 256
+    assert abs(runs["bytes"]["curve"][0][1] - 8.0) < 0.2 and runs["bytes"]["curve"][-1][1] < 6.0
+
+
+def test_images_are_classified_far_above_chance(quick_race):
+    _, summary = quick_race
+    runs = {run["strategy"]: run for run in summary["runs"]}
+    for name in IMAGE:
+        assert _result(summary, name, "image", "accuracy")["value"] > 0.25  # chance is 0.10
+        assert runs[name]["curve"][-1][1] > runs[name]["curve"][0][1]
+    assert _result(summary, "patch-16", "cost", "tokens_per_input")["value"] == 197  # 196 patches + CLS
+    assert _result(summary, "patch-32", "cost", "attention_scores_per_input")["value"] == 50**2
+
+
+def test_parameter_counts_are_sizings(quick_race):
+    _, summary = quick_race
+    for name, s in STRATEGIES.items():
+        report = count(s.arena)
+        tables = report.patch_params if s.kind == "image" else report.token_params + report.output_params
+        assert _result(summary, name, "cost", "embedding_params_arena")["value"] == tables == s.arena_params
+        assert _result(summary, name, "cost", "embedding_params_lesson")["value"] == s.lesson_params
+    # the byte-level strategy needs the most tokens per input, the largest vocabulary the fewest
+    tokens = {name: _result(summary, name, "cost", "tokens_per_input")["value"] for name in TEXT}
+    assert max(tokens, key=tokens.get) == "bytes" and min(tokens, key=tokens.get) == "large-v-untied"
+
+
+def test_a_finished_race_resumes_without_training(quick_race, tmp_path):
+    import shutil
+
+    folder, summary = quick_race
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    (copy / RESULTS_FILE).unlink()
+    stages = []
+    again = Race.open(copy, "quick").run(lambda event: stages.append(event.stage))
+    assert stages == ["resumed"] * len(STRATEGIES)
+    assert again["results"] == summary["results"]

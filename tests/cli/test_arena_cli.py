@@ -1,0 +1,31 @@
+"""`embedlab arena` on the command line: the tables a person reads, and bad input as one line."""
+
+from __future__ import annotations
+
+
+def test_tables_of_a_resumed_race(run_cli, quick_race, tmp_path):
+    import shutil
+
+    folder, _ = quick_race
+    shutil.copytree(folder, tmp_path / "race")
+    status, out, err = run_cli("arena", "--quick", "--out", str(tmp_path / "race"))
+    assert status == 0, err
+    assert "The quick race: the lesson's scale and the arena's" in out
+    assert "128,000×4,096   1,048,576,000" in out and "32,000×64   4,096,000" in out  # at 80 columns, whole
+    assert "Measured (quick race, seeds 0)" in out and "n/a" in out
+
+
+def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "notes.txt").write_text("mine")
+    for args, message in [
+        (("arena", "--quick", "--out", str(tmp_path / "full")), "exists and holds no race"),
+        (("arena", "--quick", "--out", str(tmp_path / "a"), "--tasks", "lm,speed"), "task must be one of"),
+        (("arena", "--quick", "--out", str(tmp_path / "b"), "--strategies", "bpe"), "unknown strategy 'bpe'"),
+        (("arena", "--quick", "--out", str(tmp_path / "c"), "--device", "tpu"), "device must be one of cpu, cuda"),
+        (("arena", "--quick"), "Missing option '--out'"),
+    ]:
+        status, out, err = run_cli(*args)
+        assert status == 2, args
+        assert out == "" and message in err, (args, err)
+        assert err.count("\n") == 1 and "Traceback" not in err

@@ -1,0 +1,41 @@
+"""The strategy arena's routes through TestClient: the race found in the lab's cache, and a quick
+race started from the page (here: resumed from its finished runs, so it ends in seconds)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def cached_race(quick_race, lab_cache):
+    """The session's quick race, where the lab looks for it: CACHE/lab/arena/quick."""
+    folder, summary = quick_race
+    target = lab_cache / "lab" / "arena" / "quick"
+    if not target.exists():
+        shutil.copytree(folder, target)
+    return target, summary
+
+
+def test_the_page_shows_the_race_in_the_cache(client, cached_race):
+    _, summary = cached_race
+    state = client.get("/api/arena").json()
+    assert state["status"] == "idle" and state["source"] == "quick" and state["progress"] == []
+    assert state["race"]["results"] == summary["results"]
+    assert client.get("/api/config").json()["limits"]["arena"]["tasks"] == ["lm", "rare", "image", "cost"]
+
+
+def test_a_started_race_resumes_and_finishes(client, cached_race):
+    folder, summary = cached_race
+    (folder / "results.json").unlink()  # as a killed race leaves it: runs on disk, no results yet
+    state = client.post("/api/arena/start").json()
+    assert state["status"] in ("running", "finished")
+    deadline = time.monotonic() + 120
+    while state["status"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.5)
+        state = client.get("/api/arena").json()
+    assert state["status"] == "finished", state["message"]
+    assert {p["stage"] for p in state["progress"]} == {"resumed"} and len(state["progress"]) == 6
+    assert state["race"]["results"] == summary["results"]
