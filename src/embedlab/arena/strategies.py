@@ -136,5 +136,5 @@ class Budget:
 
 BUDGETS: dict[str, Budget] = {
     "quick": Budget("quick", "enwiki-sample", 600_000, 60_000, 12.0, 15.0, 10_000, 2_000, (0,)),
-    "full": Budget("full", "gcide", 8_000_000, 400_000, 210.0, 150.0, 60_000, 10_000, (0, 1)),
+    "full": Budget("full", "gcide", 8_000_000, 400_000, 180.0, 120.0, 60_000, 10_000, (0, 1)),
 }
