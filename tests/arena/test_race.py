@@ -53,8 +53,10 @@ def test_bits_per_byte_are_sane_and_fall_with_training(quick_race):
 def test_images_are_classified_far_above_chance(quick_race):
     _, summary = quick_race
     runs = {run["strategy"]: run for run in summary["runs"]}
+    # chance is 0.10; 15 s of training reaches about 0.3 with 197 tokens an image and 0.7 with 50
+    floors = {"patch-16": 0.2, "patch-32": 0.5}
     for name in IMAGE:
-        assert _result(summary, name, "image", "accuracy")["value"] > 0.25  # chance is 0.10
+        assert _result(summary, name, "image", "accuracy")["value"] > floors[name]
         assert runs[name]["curve"][-1][1] > runs[name]["curve"][0][1]
     assert _result(summary, "patch-16", "cost", "tokens_per_input")["value"] == 197  # 196 patches + CLS
     assert _result(summary, "patch-32", "cost", "attention_scores_per_input")["value"] == 50**2
