@@ -1,7 +1,7 @@
 """`embedlab arena`: race the six embedding strategies of lesson 001 on real tasks.
 
 embedlab arena --quick --out runs/arena-quick          # about 3 minutes: a first look
-embedlab arena --out runs/arena                        # the full race (about 45 minutes here)
+embedlab arena --out runs/arena                        # the full race (35 minutes here)
 embedlab arena --quick --tasks lm,cost --out runs/a --json
 """
 
