@@ -50,6 +50,19 @@ class LMConfig:
             raise InvalidValueError(f"dim must be a multiple of n_heads ({self.n_heads}); got {self.dim}")
 
 
+def pre_norm_blocks(
+    dim: int, n_heads: int, n_layers: int, dropout: float = 0.0, device=None, dtype=None
+) -> nn.ModuleList:
+    """`n_layers` pre-norm transformer blocks of width `dim` (attention, then a GELU feed-forward of
+    4·dim, each after its LayerNorm): the body TinyLM and models.vit.ViT share, as GPT-2 and ViT do.
+    Pre-norm trains stably without a long warm-up at these sizes."""
+    return nn.ModuleList(
+        nn.TransformerEncoderLayer(dim, n_heads, 4 * dim, dropout, activation="gelu", batch_first=True,
+                                   norm_first=True, device=device, dtype=dtype)  # fmt: skip
+        for _ in range(n_layers)
+    )
+
+
 class TinyLM(nn.Module):
     """GPT-2-shaped causal LM: (B, T) ids -> (B, T, V) next-piece logits, T <= config.context."""
 
@@ -58,20 +71,7 @@ class TinyLM(nn.Module):
         self.config = config
         embedding = recipe("gpt2", config.vocab_size, config.dim, max_len=config.context, tied_head=config.tied)
         self.embed = InputEmbedding(embedding, device=device, dtype=dtype)
-        self.blocks = nn.ModuleList(
-            nn.TransformerEncoderLayer(
-                config.dim,
-                config.n_heads,
-                4 * config.dim,
-                config.dropout,
-                activation="gelu",
-                batch_first=True,
-                norm_first=True,  # pre-norm, as GPT-2: trains stably without warm-up at this size
-                device=device,
-                dtype=dtype,
-            )
-            for _ in range(config.n_layers)
-        )
+        self.blocks = pre_norm_blocks(config.dim, config.n_heads, config.n_layers, config.dropout, device, dtype)
         self.norm = nn.LayerNorm(config.dim, device=device, dtype=dtype)
         self.head = self.embed.make_head()
 

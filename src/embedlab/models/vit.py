@@ -19,6 +19,7 @@ from torch import nn
 
 from embedlab.errors import InvalidValueError, check_float, check_int
 from embedlab.layers.patch import ViTEmbedding, patch_grid
+from embedlab.models.lm import pre_norm_blocks
 
 
 @dataclass(frozen=True)
@@ -64,20 +65,7 @@ class ViT(nn.Module):
         self.embed = ViTEmbedding(
             config.image_size, config.patch_size, config.in_channels, config.dim, device=device, dtype=dtype
         )
-        self.blocks = nn.ModuleList(
-            nn.TransformerEncoderLayer(
-                config.dim,
-                config.n_heads,
-                4 * config.dim,
-                config.dropout,
-                activation="gelu",
-                batch_first=True,
-                norm_first=True,  # pre-norm, as ViT: trains stably from a short warm-up
-                device=device,
-                dtype=dtype,
-            )
-            for _ in range(config.n_layers)
-        )
+        self.blocks = pre_norm_blocks(config.dim, config.n_heads, config.n_layers, config.dropout, device, dtype)
         self.norm = nn.LayerNorm(config.dim, device=device, dtype=dtype)
         self.head = nn.Linear(config.dim, config.n_classes, device=device, dtype=dtype)
         # ViT starts the classifier at zero: every class equally likely until the body has learnt.
