@@ -9,7 +9,7 @@ import torch
 
 from embedlab.data.corpora import open_corpus
 from embedlab.train.corpus import WordVocab
-from embedlab.train.kernels import draw_noise, guide_table, linear_lr, sgns_pair_update
+from embedlab.train.kernels import draw_noise, guide_table, linear_lr, sgns_window_update
 from embedlab.train.word2vec import vocab_tables
 
 STEP_ATOL = 1e-7  # float32 kernel vs float64 autograd on entries of size ~0.1
@@ -21,20 +21,23 @@ def wiki_vocab():
     return WordVocab.build(open_corpus("enwiki-sample"), min_count=5)
 
 
-def test_pair_update_equals_autograd():
+@pytest.mark.parametrize("contexts", [[4], [4, 3, 0], [4, 3, 4]])  # a pair; a window; a row twice in it
+def test_window_update_is_one_sgd_step_on_the_windows_loss(contexts):
     rng = np.random.default_rng(0)
     w_in = rng.normal(0, 0.3, (6, 8)).astype(np.float32)
     w_out = rng.normal(0, 0.3, (6, 8)).astype(np.float32)
-    true_row, context_row, noise_rows, lr = 1, 4, np.array([0, 2, 5]), 0.05
+    contexts, targets, lr = np.array(contexts), np.array([1, 0, 2, 5, 2]), 0.05  # noise row 2 drawn twice
 
     v = torch.tensor(w_in, dtype=torch.float64, requires_grad=True)
     u = torch.tensor(w_out, dtype=torch.float64, requires_grad=True)
-    h = v[context_row]
-    loss = -torch.nn.functional.logsigmoid(u[true_row] @ h) - torch.nn.functional.logsigmoid(-u[noise_rows] @ h).sum()
+    logits = v[contexts] @ u[targets].T  # (B, K)
+    labels = torch.zeros_like(logits)
+    labels[:, 0] = 1.0
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, reduction="sum")
     loss.backward()
 
-    got_loss = sgns_pair_update(w_in, w_out, true_row, context_row, noise_rows, lr)
-    assert got_loss == pytest.approx(loss.item(), abs=1e-6)
+    got_loss = sgns_window_update(w_in, w_out, contexts, targets, lr)
+    assert got_loss == pytest.approx(loss.item(), abs=1e-5)
     np.testing.assert_allclose(w_in, (v - lr * v.grad).detach().numpy(), atol=STEP_ATOL)
     np.testing.assert_allclose(w_out, (u - lr * u.grad).detach().numpy(), atol=STEP_ATOL)
 
@@ -44,7 +47,7 @@ def test_a_saturated_right_answer_takes_no_step():
     w_out = np.full((3, 4), 2.0, np.float32)
     w_out[2] = -2.0  # and -16 for the noise row: both answers already right
     before = (w_in.copy(), w_out.copy())
-    sgns_pair_update(w_in, w_out, 0, 1, np.array([2]), 0.025)
+    sgns_window_update(w_in, w_out, np.array([1]), np.array([0, 2]), 0.025)
     np.testing.assert_array_equal(w_in, before[0])
     np.testing.assert_array_equal(w_out, before[1])
 
