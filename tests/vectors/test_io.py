@@ -29,6 +29,7 @@ from embedlab.vectors.io import (
     write_table,
 )
 from embedlab.vectors.io import word2vec as word2vec_io
+from embedlab.vectors.io.text import format_rows
 
 KEEPS_COUNTS = {"word2vec": False, "word2vec-bin": False, "safetensors": True, "npy": True, "projector": True}
 NAMES = {
@@ -137,7 +138,7 @@ def test_gensim_reads_what_we_write(tmp_path, binary):
 
 
 @pytest.mark.parametrize("binary", [False, True])
-def test_we_read_what_gensim_writes_and_write_the_same_bytes(tmp_path, binary):
+def test_we_read_what_gensim_writes_and_gensim_reads_ours_exactly(tmp_path, binary):
     table = small_table()
     kv = KeyedVectors(table.vectors.shape[1])
     kv.add_vectors(table.keys, table.vectors)
@@ -146,7 +147,27 @@ def test_we_read_what_gensim_writes_and_write_the_same_bytes(tmp_path, binary):
     assert detect_format(theirs) == ("word2vec-bin" if binary else "word2vec")
     assert_same(read_table(theirs), table, counts=False)
     ours = write_table(table, tmp_path / "ours.data", "word2vec-bin" if binary else "word2vec")[0]
-    assert ours.read_bytes() == theirs.read_bytes()
+    back = KeyedVectors.load_word2vec_format(ours, binary=binary)
+    assert back.index_to_key == table.keys
+    np.testing.assert_array_equal(back.vectors.view(np.uint32), table.vectors.astype(np.float32).view(np.uint32))
+    if binary:  # the same bytes; text digits differ (gensim writes the shortest decimal, we 9 digits)
+        assert ours.read_bytes() == theirs.read_bytes()
+
+
+def test_nine_digits_read_back_to_every_float32_bit_for_bit():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2**32, 400_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    x = np.concatenate([[0.0, -0.0, 1e-45, 3.4028235e38, 16777217.0, 8388608.5, 0.1, 1e-5], x[np.isfinite(x)]])
+    x = x[: len(x) // 100 * 100].astype(np.float32).reshape(-1, 100)  # subnormals, extremes, ties included
+    rows = format_rows(x, " ")
+    back = np.array([np.array(row.split(), dtype=np.float32) for row in rows])
+    np.testing.assert_array_equal(back.view(np.uint32), x.view(np.uint32))
+    assert all(float(np.float32(float(t))) == float(v) for t, v in zip(rows[0].split(), x[0], strict=True))  # float()
+    digits = [len(t.lstrip(b"-").split(b"e")[0].replace(b".", b"").lstrip(b"0")) for row in rows for t in row.split()]
+    assert max(digits) == 9
+    assert format_rows(np.array([[0.5, 300.0, 1e-7, -0.0]], dtype=np.float32), "\t") == [
+        b"0.5\t300\t1.00000001e-07\t-0"
+    ]
 
 
 def test_binary_written_by_the_c_tool_with_a_newline_after_each_vector(tmp_path):
@@ -422,13 +443,14 @@ def test_a_write_failing_midway_keeps_the_old_file(tmp_path, monkeypatch):
     before = path.read_bytes()
     calls = []
 
-    def fail_on_third_row(row, sep):
-        calls.append(row)
+    def fail_on_third_row(rows, sep):
+        calls.append(rows)
         if len(calls) == 3:
             raise RuntimeError("fails halfway")
-        return sep.join(map(str, row))
+        return format_rows(rows, sep)
 
-    monkeypatch.setattr(word2vec_io, "format_floats", fail_on_third_row)
+    monkeypatch.setattr(word2vec_io, "ROWS_PER_WRITE", 1)  # a block per row: the third row fails
+    monkeypatch.setattr(word2vec_io, "format_rows", fail_on_third_row)
     with pytest.raises(RuntimeError, match="fails halfway"):
         write_table(small_table(), path, "word2vec")
     assert path.read_bytes() == before

@@ -39,6 +39,11 @@ class Corpus:
     def __iter__(self) -> Iterator[str]:
         return self.reader(self.path)
 
+    @property
+    def plain_file(self) -> Path | None:
+        """The file itself when its lines are the corpus (a text file), None for a parsed dump."""
+        return self.path if self.reader is text_lines else None
+
 
 def open_corpus(name_or_path: str | Path) -> Corpus:
     """A built-in corpus by name ("gcide", "enwiki-sample") or a text file by path."""

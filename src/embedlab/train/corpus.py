@@ -20,7 +20,7 @@ import queue
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
@@ -32,8 +32,8 @@ from embedlab.errors import InvalidValueError, check_float, check_int
 from embedlab.tokenizer.vocab import count_words, most_frequent, words
 
 __all__ = [
-    "MAX_SENTENCE_WORDS", "NOISE_DOMAIN", "Chunk", "ChunkCache", "WordVocab", "count_words", "encode", "prefetch",
-    "words",
+    "MAX_SENTENCE_WORDS", "NOISE_DOMAIN", "Chunk", "ChunkCache", "WordVocab", "chunk_lines", "count_words", "encode",
+    "prefetch", "words",
 ]  # fmt: skip
 
 # A line longer than this many in-vocabulary words is cut into sentences of this length, as gensim's
@@ -160,10 +160,10 @@ def encode(lines: Iterable[str], vocab: WordVocab, chunk_words: int = 10_000) ->
         ids.extend(map(get, tokens, repeat(-1)))  # one C-level pass: dict.get(word, -1)
         lengths.append(len(tokens))
         if len(ids) >= chunk_words:
-            yield from _chunk(ids, lengths)
+            yield from chunk_lines(ids, lengths)
             ids, lengths = [], []
     if ids:
-        yield from _chunk(ids, lengths)
+        yield from chunk_lines(ids, lengths)
 
 
 class ChunkCache:
@@ -181,10 +181,13 @@ class ChunkCache:
     """
 
     def __init__(
-        self, lines: Iterable[str], vocab: WordVocab, chunk_words: int = 10_000, directory: str | Path | None = None
-    ):
+        self, lines: Iterable[str], vocab: WordVocab, chunk_words: int = 10_000, directory: str | Path | None = None,
+        encoder: Callable[..., Iterator[Chunk]] = None,
+    ):  # fmt: skip
+        """encoder(lines, vocab, chunk_words) -> Chunks: `encode` unless given (a ScannedText's encode)."""
         self.lines, self.vocab, self.chunk_words = lines, vocab, check_int("chunk_words", chunk_words, low=1)
         self.directory = directory  # None: the system's temporary folder
+        self.encoder = encoder or encode
         self._file = None  # the complete encoding, once a first pass has finished
 
     def __iter__(self) -> Iterator[Chunk]:
@@ -193,7 +196,7 @@ class ChunkCache:
     def _encode(self) -> Iterator[Chunk]:
         file = tempfile.TemporaryFile(dir=self.directory)
         try:
-            for chunk in encode(self.lines, self.vocab, self.chunk_words):
+            for chunk in self.encoder(self.lines, self.vocab, self.chunk_words):
                 file.write(np.array([len(chunk.ids), len(chunk.starts)], dtype=np.int64).tobytes())
                 file.write(chunk.ids.tobytes())
                 file.write(chunk.starts.tobytes())
@@ -223,8 +226,9 @@ class ChunkCache:
         self.close()
 
 
-def _chunk(ids: list[int], lengths: list[int]) -> Iterator[Chunk]:
-    """Raw lookups and line lengths -> a Chunk without unknown words or empty sentences (if any id is left)."""
+def chunk_lines(ids: Sequence[int], lengths: Sequence[int]) -> Iterator[Chunk]:
+    """Raw lookups of some lines' words (rows, -1 outside the vocabulary) and the lines' word
+    counts -> a Chunk without unknown words or empty sentences (if any id is left)."""
     raw = np.array(ids, dtype=np.int64)  # (R,)
     known = raw >= 0
     if not known.any():

@@ -32,6 +32,7 @@ from embedlab.train.config import RunConfig
 from embedlab.train.corpus import Chunk, ChunkCache, WordVocab, count_words, prefetch
 from embedlab.train.distributed import Dist
 from embedlab.train.kernels import CBOW_MEAN, LOSS_EVERY, cbow_chunk, guide_table, linear_lr, sgns_chunk
+from embedlab.train.scan import ScannedText, scan_text
 
 BATCH_WORDS = 10_000  # words per thread per kernel call (gensim's job size); a device takes 20 threads' worth
 
@@ -123,11 +124,25 @@ class Word2VecJob:
 
     @classmethod
     def create(cls, lines: Iterable[str], config: RunConfig, out: Path, resume: bool, dist: Dist) -> Word2VecJob:
-        """Count the words (all ranks' counts merged) into a vocabulary, or read it back on resume."""
+        """Count the words (all ranks' counts merged) into a vocabulary, or read it back on resume.
+
+        One process reading an ASCII text file counts and encodes it in one compiled pass (`scan`).
+        """
+        plain = getattr(lines, "plain_file", None) if dist.world == 1 else None
+        scan = scan_text(plain) if plain is not None else None
+        try:
+            return cls._create(lines, config, out, resume, dist, scan)
+        except BaseException:
+            if scan is not None:
+                scan.close()
+            raise
+
+    @classmethod
+    def _create(cls, lines, config, out, resume, dist, scan) -> Word2VecJob:
         if resume:
             vocab = WordVocab.from_dict(json.loads((out / cls.setup_file).read_text(encoding="utf-8")))
-            return cls(lines, vocab, config, dist)
-        counter = dist.merge_counts(count_words(lines))
+            return cls(lines, vocab, config, dist, scan=scan)
+        counter = scan.counter() if scan is not None else dist.merge_counts(count_words(lines))
         if not counter:
             raise InvalidValueError(f"corpus {Path(config.corpus).name} has no words")
         vocab = WordVocab.from_counts(counter, config.min_count)
@@ -136,12 +151,13 @@ class Word2VecJob:
                 f"min_count {config.min_count} leaves no vocabulary: the most frequent word of "
                 f"{Path(config.corpus).name} occurs {max(counter.values())} times"
             )
-        return cls(lines, vocab, config, dist)
+        return cls(lines, vocab, config, dist, scan=scan)
 
     def __init__(
         self, lines: Iterable[str], vocab: WordVocab, config: RunConfig, dist: Dist | None = None,
-        chunk_words: int | None = None,
+        chunk_words: int | None = None, scan: ScannedText | None = None,
     ) -> None:  # fmt: skip
+        """scan: the lines already counted and encoded by scan_text (the job then owns it)."""
         if len(vocab) == 0:
             raise InvalidValueError("the vocabulary is empty: a smaller min_count or a larger corpus gives one")
         self.vocab, self.config, self.dist = vocab, config, dist or Dist()
@@ -153,7 +169,11 @@ class Word2VecJob:
         self.device = torch.device(config.device)
         # numba threads take BATCH_WORDS each; a device is kept busy by chunks twenty threads large
         chunk_words = chunk_words or BATCH_WORDS * (config.threads if self.device.type == "cpu" else 20)
-        self.cache = ChunkCache(lines, vocab, chunk_words)
+        self.scan = scan
+        if scan is not None:
+            self.cache = ChunkCache(scan, vocab, chunk_words, encoder=ScannedText.encode)
+        else:
+            self.cache = ChunkCache(lines, vocab, chunk_words)
         self.engine = None if self.device.type == "cpu" else _batched(self.state, self.tables, config, self.device)
         self.epoch_loss = (0.0, 0)  # loss sums at the start of the current epoch
         self._bases = None  # distributed: the tables as of the last round
@@ -267,6 +287,8 @@ class Word2VecJob:
 
     def close(self) -> None:
         self.cache.close()
+        if self.scan is not None:
+            self.scan.close()
 
     def _sync(self) -> None:
         if self.engine is not None:

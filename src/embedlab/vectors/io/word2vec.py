@@ -5,8 +5,9 @@
                                          (gensim writes nothing after a record, the original C tool b"\\n")
 
 Keys end at the first " " (gensim splits on " " alone), so they may hold other spaces (U+00A0);
-writing refuses keys with ASCII whitespace. Floats are written as the shortest decimal that reads
-back to the same float32, as gensim does, so text round trips are exact.
+writing refuses keys with ASCII whitespace. Floats are written with at most 9 significant digits
+(text.format_rows), which read back to the same float32, so text round trips are exact; gensim
+writes the shortest such decimal, often a digit or two shorter, at a twentieth of the speed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import numpy as np
 from embedlab.errors import FileFormatError
 from embedlab.files import atomic_writer
 from embedlab.vectors.io.table import Table, check_finite, check_keys, first_duplicate, table_read_from
-from embedlab.vectors.io.text import format_floats, is_float, parse_row, read_lines
+from embedlab.vectors.io.text import format_rows, is_float, parse_row, read_lines
+
+ROWS_PER_WRITE = 4096  # rows formatted and written at once: the export never holds the whole text
 
 
 def read_word2vec(path: Path) -> Table:
@@ -84,10 +87,12 @@ def read_word2vec_binary(path: Path) -> Table:
 def write_word2vec(table: Table, path: Path) -> list[Path]:
     """Table -> word2vec text at `path`, atomically -> [path]."""
     check_keys(table, "word2vec")
-    with atomic_writer(path, "w") as f:
-        f.write(f"{len(table.keys)} {table.vectors.shape[1]}\n")
-        for key, row in zip(table.keys, table.vectors, strict=True):
-            f.write(f"{key} {format_floats(row, ' ')}\n")
+    with atomic_writer(path, "wb") as f:
+        f.write(f"{len(table.keys)} {table.vectors.shape[1]}\n".encode())
+        for start in range(0, len(table.keys), ROWS_PER_WRITE):  # one block in memory at a time
+            keys = table.keys[start : start + ROWS_PER_WRITE]
+            rows = format_rows(table.vectors[start : start + ROWS_PER_WRITE], " ")
+            f.write(b"".join(key.encode("utf-8") + b" " + row + b"\n" for key, row in zip(keys, rows, strict=True)))
     return [path]
 
 
