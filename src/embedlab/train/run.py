@@ -12,7 +12,8 @@ The folder, once a run finishes:
     vectors.txt            the same table as word2vec text
     update_counts.npy      (V,) int64: the gradient steps each row received
     snapshots.safetensors  the watched tokens' rows over the run: "vectors" (S, W, D), "words" (S,)
-    metrics.json           speed, loss and the benchmarks (WordSim-353, SimLex-999, Google analogies)
+    metrics.json           speed, loss, the benchmarks (WordSim-353, SimLex-999, Google analogies) and
+                           "timings": seconds of setup (vocabulary), training, writing, evaluation
     checkpoint.pt          while running: the state `resume` continues from (removed at the end)
 
 A checkpoint is written atomically every `checkpoint_every` seconds and at each epoch's end. It
@@ -104,17 +105,19 @@ def train(
         dist.barrier()  # every rank has looked before rank 0 writes
     corpus = open_corpus(config.corpus)
     lines = dist.shard(corpus) if dist.world > 1 else corpus
+    start = time.perf_counter()
     job = JOBS[config.method].create(lines, config, out, resume, dist)
+    setup = time.perf_counter() - start  # the vocabulary pass (word2vec) or the tokenizer (lm)
     try:
         watched = _watch_ids(job.keys, watch)  # the last check: nothing is written before it
         return _run(config, out, corpus, job, watched, resume, checkpoint_every, evaluate,
-                    on_progress, on_snapshot, should_stop, dist)  # fmt: skip
+                    on_progress, on_snapshot, should_stop, dist, setup)  # fmt: skip
     finally:
         job.close()  # the corpus cache's temporary files, also on an error or Ctrl-C
 
 
 def _run(config, out, corpus, job, watched, resume, checkpoint_every, evaluate,
-         on_progress, on_snapshot, should_stop, dist) -> RunResult:  # fmt: skip
+         on_progress, on_snapshot, should_stop, dist, setup) -> RunResult:  # fmt: skip
     """The training loop of `train`, after its checks."""
     cursor, snapshots = (0, 0), []
     if resume:
@@ -177,15 +180,18 @@ def _run(config, out, corpus, job, watched, resume, checkpoint_every, evaluate,
         if dist.main:
             _write_run(out, config, corpus, "stopped")
         return RunResult(out, "stopped")
-    metrics = _finish(out, config, corpus, job, watched, snapshots, seconds, done_at_start, evaluate, dist)
+    timings = {"setup": setup, "training": seconds}
+    metrics = _finish(out, config, corpus, job, watched, snapshots, timings, done_at_start, evaluate, dist)
     return RunResult(out, "finished", metrics)
 
 
-def _finish(out, config, corpus, job, watched, snapshots, seconds, done_at_start, evaluate, dist) -> dict:
-    """Write the table, its exports, update counts, snapshots and metrics; drop the checkpoint."""
+def _finish(out, config, corpus, job, watched, snapshots, timings, done_at_start, evaluate, dist) -> dict:
+    """Write the table, its exports, update counts, snapshots and metrics; drop the checkpoint.
+    timings: seconds of "setup" and "training", to which "writing" and "evaluation" are added."""
     counts, job_metrics = job.gather()  # a collective under torch.distributed: every rank calls it
     if not dist.main:
         return {}
+    start, seconds = time.perf_counter(), timings["training"]
     table = Table(list(job.keys), np.ascontiguousarray(job.table(), dtype=np.float32), job.counts.tolist())
     write_table(table, out / "vectors.safetensors", "safetensors")
     write_table(table, out / "vectors.txt", "word2vec")
@@ -198,6 +204,7 @@ def _finish(out, config, corpus, job, watched, snapshots, seconds, done_at_start
              "ids": np.asarray(watched, dtype=np.int64)},
             metadata={"tokens": json.dumps([job.keys[i] for i in watched]), "unit": job.unit},
         ))  # fmt: skip
+    timings["writing"] = time.perf_counter() - start
     trained = job_metrics.get(job.unit, job.done) - done_at_start  # exact over ranks
     metrics = {
         "method": config.method, "corpus": corpus.name, "vocabulary": len(job.keys), "dim": config.dim,
@@ -206,7 +213,10 @@ def _finish(out, config, corpus, job, watched, snapshots, seconds, done_at_start
         "final_loss": job.loss, "processes": dist.world, **job_metrics,
     }  # fmt: skip
     if evaluate:
+        start = time.perf_counter()
         metrics["benchmarks"] = _benchmarks(job)
+        timings["evaluation"] = time.perf_counter() - start
+    metrics["timings"] = {name: round(value, 3) for name, value in timings.items()}  # seconds
     metrics = json_safe(metrics)
     atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2, allow_nan=False) + "\n")
     _write_run(out, config, corpus, "finished")
