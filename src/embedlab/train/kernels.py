@@ -156,6 +156,23 @@ def _draw_ahead(sentence, i, n, cum_table, guide, negative, targets, w_out, stat
     return n_targets, state
 
 
+@njit(inline="always")
+def _logit_step(f, true, lr, want_loss):
+    """The logit f = u·h of a true (label 1) or noise (label 0) target -> (-lr ∂L/∂f as float32,
+    its loss term -log σ(±f), 0.0 unless want_loss). Beyond |f| > MAX_EXP σ is taken as 0 or 1."""
+    loss = 0.0
+    if want_loss:  # softplus(∓f) = -log σ(±f), written to stay finite for any f
+        x = -f if true else f
+        loss = max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+    if f > MAX_EXP:
+        sig = 1.0
+    elif f < -MAX_EXP:
+        sig = 0.0
+    else:
+        sig = 1.0 / (1.0 + math.exp(-f))
+    return np.float32(((1.0 if true else 0.0) - sig) * lr), loss
+
+
 @njit(inline="always", fastmath=_FAST)
 def _ns_update(src, row, w_out, targets, n_targets, lr, grad, want_loss):
     """One negative-sampling step for the hidden vector h = src[row] (D,): targets[0] is the true
@@ -173,17 +190,8 @@ def _ns_update(src, row, w_out, targets, n_targets, lr, grad, want_loss):
         f = np.float32(0.0)
         for d in range(D):
             f += src[row, d] * w_out[t, d]
-        label = 1.0 if k == 0 else 0.0
-        if want_loss:  # softplus(∓f) = -log σ(±f), written to stay finite for any f
-            x = -f if k == 0 else f
-            loss += max(x, 0.0) + math.log1p(math.exp(-abs(x)))
-        if f > MAX_EXP:
-            sig = 1.0
-        elif f < -MAX_EXP:
-            sig = 0.0
-        else:
-            sig = 1.0 / (1.0 + math.exp(-f))
-        g = np.float32((label - sig) * lr)  # -lr ∂L/∂f
+        g, term = _logit_step(f, k == 0, lr, want_loss)
+        loss += term
         if g == 0.0:
             continue  # a saturated right answer: nothing to learn, and two vector loops saved
         for d in range(D):
@@ -217,17 +225,8 @@ def _window_step(w_in, w_out, contexts, n_contexts, targets, n_targets, lr, g, g
             f = np.float32(0.0)
             for d in range(D):
                 f += w_in[c, d] * w_out[t, d]
-            label = 1.0 if k == 0 else 0.0
-            if want_loss:  # softplus(∓f) = -log σ(±f), written to stay finite for any f
-                x = -f if k == 0 else f
-                loss += max(x, 0.0) + math.log1p(math.exp(-abs(x)))
-            if f > MAX_EXP:
-                sig = 1.0
-            elif f < -MAX_EXP:
-                sig = 0.0
-            else:
-                sig = 1.0 / (1.0 + math.exp(-f))
-            g[b, k] = np.float32((label - sig) * lr)  # -lr ∂L/∂f; 0 for a saturated right answer
+            g[b, k], term = _logit_step(f, k == 0, lr, want_loss)  # 0 for a saturated right answer
+            loss += term
     for b in range(n_contexts):  # the input rows' steps, from the old output rows
         for d in range(D):
             grads[b, d] = 0.0
