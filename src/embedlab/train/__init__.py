@@ -9,8 +9,9 @@ run.py          the run: output folder, atomic checkpoints, resume, snapshots, m
 checkpoint.py   save_checkpoint / load_checkpoint (torch.save, read back without code)
 distributed.py  torch.distributed ranks: sharded lines, summed table updates
 corpus.py       the word tokenizer, WordVocab (counts, subsampling, noise table), streaming id Chunks
+scan.py         an ASCII text file counted and encoded in one compiled pass (word2vec's fast way in)
 word2vec.py     sgns and cbow as a job: the tables' state, one chunk of words per step
-kernels.py      word2vec's numba kernels (skip-gram and CBOW, negative sampling, Hogwild threads)
+kernels.py      word2vec's numba kernels (skip-gram by windows, CBOW, negative sampling, Hogwild threads)
 batched.py      the same algorithms as batched torch steps, for GPUs
 lm_job.py       the lm method as a job: a BPE tokenizer, then TinyLM (embedlab.models.lm) by AdamW steps
 """
