@@ -156,6 +156,16 @@ def _draw_ahead(sentence, i, n, cum_table, guide, negative, targets, w_out, stat
     return n_targets, state
 
 
+@njit(inline="always", fastmath=_FAST)
+def _dot(a, i, b, j):
+    """a[i] · b[j] in float32. subtle: indexed, never sliced: a slice is a new array view whose
+    reference count both Hogwild threads would update atomically on every call."""
+    f = np.float32(0.0)
+    for d in range(a.shape[1]):
+        f += a[i, d] * b[j, d]
+    return f
+
+
 @njit(inline="always")
 def _logit_step(f, true, lr, want_loss):
     """The logit f = u·h of a true (label 1) or noise (label 0) target -> (-lr ∂L/∂f as float32,
@@ -178,19 +188,13 @@ def _ns_update(src, row, w_out, targets, n_targets, lr, grad, want_loss):
     """One negative-sampling step for the hidden vector h = src[row] (D,): targets[0] is the true
     row, targets[1:n] noise rows. Loss L = -log σ(u_0·h) - Σ_k log σ(-u_k·h). Updates the output
     rows u in place (u -= lr ∂L/∂u) and adds -lr ∂L/∂h to grad (D,), for the caller to apply to
-    the input rows. Returns L (0.0 unless want_loss).
-
-    subtle: rows are indexed as table[row, d], never sliced: a slice is a new array view whose
-    reference count both Hogwild threads would update atomically on every pair.
+    the input rows. Returns L (0.0 unless want_loss). Rows are indexed, never sliced (see _dot).
     """
     D = src.shape[1]
     loss = 0.0
     for k in range(n_targets):
         t = targets[k]
-        f = np.float32(0.0)
-        for d in range(D):
-            f += src[row, d] * w_out[t, d]
-        g, term = _logit_step(f, k == 0, lr, want_loss)
+        g, term = _logit_step(_dot(src, row, w_out, t), k == 0, lr, want_loss)
         loss += term
         if g == 0.0:
             continue  # a saturated right answer: nothing to learn, and two vector loops saved
@@ -212,19 +216,14 @@ def _window_step(w_in, w_out, contexts, n_contexts, targets, n_targets, lr, g, g
 
     Sharing the noise rows across the window (Ji et al.'s HogBatch, in pWord2Vec) draws K noise
     words per centre instead of K per pair and keeps the K + 1 output rows in cache for the window.
-
-    subtle: rows are indexed as table[row, d], never sliced: a slice is a new array view whose
-    reference count both Hogwild threads would update atomically on every window.
+    Rows are indexed, never sliced (see _dot).
     """
     D = w_in.shape[1]
     loss = 0.0
     for b in range(n_contexts):
         c = contexts[b]
         for k in range(n_targets):
-            t = targets[k]
-            f = np.float32(0.0)
-            for d in range(D):
-                f += w_in[c, d] * w_out[t, d]
+            f = _dot(w_in, c, w_out, targets[k])
             g[b, k], term = _logit_step(f, k == 0, lr, want_loss)  # 0 for a saturated right answer
             loss += term
     for b in range(n_contexts):  # the input rows' steps, from the old output rows
