@@ -5,7 +5,7 @@
 
 app.py       the app factory, the tables it serves (by name only), JSON errors
 deps.py      Annotated dependencies: the Lab, a served table, MiniLM's pipeline, the live run, ...
-schemas.py   request and response bodies (what /openapi.json documents)
+schemas/     request and response bodies (what /openapi.json documents), by page group
 routes/      one APIRouter per simulation family: validate, call embedlab.sims, return
 static/      index.html, lab.css, one ES module per simulation and the http, dom and plot helpers;
              plotly.js from the plotly package
