@@ -72,7 +72,7 @@ def test_every_json_route_documents_its_answer(client):
     for path, methods in spec["paths"].items():
         for method, operation in methods.items():
             content = operation["responses"]["200"]["content"]
-            if "application/json" in content:  # a model of schemas.py, not a bare object
+            if "application/json" in content:  # a model of lab/schemas/, not a bare object
                 assert "#/components/schemas/" in json.dumps(content["application/json"]), f"{method} {path}"
     schemas = spec["components"]["schemas"]
     assert {"LabConfig", "TableList", "RowAnswer", "TyingAnswer", "TrainingState", "UpdatesAnswer"} <= set(schemas)
