@@ -18,6 +18,7 @@ SubwordFolderDep where the subword vocabularies are kept
 LiveRunDep       the app's one live training run
 ArenaDep         the app's strategy-arena races (the quick one run from the page)
 UpdateTablesDep  the served tables that are training runs with update counts
+ProjectorDep     the ?table= table's maps and colourings, each made once per app
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from embedlab.sims.arena import ArenaLab
 from embedlab.sims.attention import AttentionBridge
 from embedlab.sims.context import ContextModel
 from embedlab.sims.gradients import read_update_counts
+from embedlab.sims.projector import Projector
 from embedlab.sims.recipe import MODEL, PRETRAINED, RECIPE_NAMES, Recipe, fresh_pipeline
 from embedlab.sims.subword_table import VocabularyTable, measure
 from embedlab.sims.subwords import VocabularyLadder
@@ -177,3 +179,11 @@ def get_update_tables(lab: LabDep) -> list[str]:
 
 
 UpdateTablesDep = Annotated[list[str], Depends(get_update_tables)]
+
+
+def get_projector(lab: LabDep, table: TableName) -> Projector:
+    """The served table's Projector: its maps, once computed, serve every later request."""
+    return lab.service(f"projector:{table}", lambda: Projector(lab.table(table)))
+
+
+ProjectorDep = Annotated[Projector, Depends(get_projector)]

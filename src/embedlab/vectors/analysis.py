@@ -8,6 +8,8 @@
     rotation_check(vectors)               E R (R orthogonal) keeps every cosine, dot, norm, neighbour;
                                           a diagonal scaling does not
     project_2d(vectors, method="pca")     (n, 2) coordinates for a plot: PCA (torch) or UMAP
+    principal_axes(matrix, 3)             a whole table's first principal axes, from its (D, D)
+                                          covariance summed over chunks (a million rows, no copy)
     project_frame(rows, previous)         (W, 2) PCA coordinates turned to line up with the frame
                                           before (align_2d): maps that move only as the rows move
 
@@ -337,6 +339,53 @@ def pca_2d(matrix: torch.Tensor) -> tuple[torch.Tensor, tuple[float, float]]:
     variance = singular.square()
     ratio = (variance[:2] / variance.sum()).tolist() if variance.sum() > 0 else [0.0, 0.0]
     return centred @ axes.T, (ratio[0], ratio[1])
+
+
+@dataclass(frozen=True, eq=False)
+class PrincipalAxes:
+    mean: np.ndarray  # (D,) float64, the mean row
+    axes: np.ndarray  # (components, D) float64, unit length, orthogonal, largest variance first
+    explained_variance_ratio: tuple[float, ...]  # each axis's share of the total variance
+
+    def project(self, matrix: np.ndarray, chunk: int = 65_536) -> np.ndarray:
+        """(V, D) -> (V, components) float32 coordinates of the centred rows, chunk by chunk."""
+        out = np.empty((len(matrix), len(self.axes)), dtype=np.float32)
+        for start in range(0, len(matrix), chunk):
+            block = np.asarray(matrix[start : start + chunk], dtype=np.float64) - self.mean
+            out[start : start + chunk] = block @ self.axes.T
+        return out
+
+
+def principal_axes(matrix: np.ndarray, components: int = 2, chunk: int = 65_536) -> PrincipalAxes:
+    """(V, D) rows -> their mean (D,) and first `components` principal axes (components, D) float64,
+    with each axis's share of the variance; the signs as pca_2d's (largest loading positive).
+
+    The (D, D) covariance is summed chunk by chunk in float64, so V can be a million rows: pca_2d's
+    SVD of the centred (V, D) matrix would copy it whole in float64. Projecting is then
+    (matrix - mean) @ axes.T, (V, components).
+
+    >>> axes = principal_axes(np.array([[0.0, 0.0], [2.0, 0.1], [4.0, 0.0]]), 1)
+    >>> axes.axes.round(3).tolist(), round(axes.explained_variance_ratio[0], 4)
+    ([[1.0, 0.0]], 0.9992)
+    """
+    V, D = matrix.shape
+    components = check_int("components", components, low=1, high=D)
+    chunk = check_int("chunk", chunk, low=1)
+    total, gram = np.zeros(D), np.zeros((D, D))
+    for start in range(0, V, chunk):
+        block = np.asarray(matrix[start : start + chunk], dtype=np.float64)  # (c, D)
+        total += block.sum(axis=0)
+        gram += block.T @ block
+    mean = total / V
+    covariance = gram / V - np.outer(mean, mean)  # (D, D), E[x xᵀ] − μ μᵀ
+    values, vectors = np.linalg.eigh(covariance)  # ascending
+    order = np.argsort(values)[::-1][:components]
+    axes = vectors[:, order].T  # (components, D)
+    largest = np.take_along_axis(axes, np.abs(axes).argmax(axis=1, keepdims=True), axis=1)
+    axes = axes * np.where(largest < 0, -1.0, 1.0)
+    variance = np.clip(values, 0.0, None)
+    shares = variance[order] / variance.sum() if variance.sum() > 0 else np.zeros(components)
+    return PrincipalAxes(mean, axes, tuple(float(x) for x in shares))
 
 
 def align_2d(points: np.ndarray, reference: np.ndarray) -> np.ndarray:

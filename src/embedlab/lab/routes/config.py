@@ -19,6 +19,7 @@ from embedlab.lab.routes import (
     gradients,
     lookup,
     patches,
+    projector,
     recipe,
     scale,
     size,
@@ -34,7 +35,7 @@ router = APIRouter(prefix="/api", tags=["lab"])
 # page name -> its route module, in the nav's order
 PAGES = {module.__name__.rsplit(".", 1)[-1]: module for module in
          (lookup, size, recipe, patches, tying, scale, training, subwords, geometry, gradients, attention,
-          context, arena)}  # fmt: skip
+          context, arena, projector)}  # fmt: skip
 
 
 @router.get("/tables", response_model=TableList)

@@ -13,6 +13,18 @@ export async function post(path, body = {}) {
     body: JSON.stringify(body) }));
 }
 
+// GET a binary array: raw little-endian values whose dtype and shape come in the X-Dtype and X-Shape
+// headers. -> { values: a typed array, shape: [n, ...], headers }; errors as for get().
+const ARRAYS = { float32: Float32Array, uint8: Uint8Array, int32: Int32Array };
+export async function getArray(path, params = {}) {
+  const response = await fetch(`${path}?${new URLSearchParams(params)}`);
+  if (!response.ok) return answer(response);
+  const kind = ARRAYS[response.headers.get("X-Dtype")];
+  if (!kind) throw new Error(`${path}: unknown array type ${response.headers.get("X-Dtype")}`);
+  const shape = response.headers.get("X-Shape").split(",").map(Number);
+  return { values: new kind(await response.arrayBuffer()), shape, headers: response.headers };
+}
+
 // The server's answer to a mistake: its message names the value and the limit.
 class ApiError extends Error {}
 

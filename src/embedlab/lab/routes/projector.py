@@ -1,0 +1,81 @@
+"""Projector: every row of a served table on one WebGL map (embedlab.sims.projector).
+
+The page asks /info first, then fetches the map's coordinates and a colouring as binary arrays
+(little-endian, row-major; the dtype and shape in the X-Dtype and X-Shape headers): a million
+points in 3-D are 12 MB as float32, several times that as JSON lists of lists. Keys come once as
+a JSON list, for hover text and search. A key searched or clicked comes back with its nearest rows
+in the full space and the ranks the map gives them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import numpy as np
+from fastapi import APIRouter, Query, Response
+
+from embedlab.lab.deps import LabDep, ProjectorDep
+from embedlab.lab.schemas import FocusAnswer, Limit, ProjectorInfo
+from embedlab.sims.projector import DIMS, MAX_ROWS, PALETTE, SCHEMES
+from embedlab.vectors.analysis import PROJECTIONS
+
+router = APIRouter(prefix="/api/projector", tags=["projector"])
+
+MAX_K = 100  # neighbours of a searched key
+MAX_TOKEN = 100  # characters of a searched key
+LIMITS: dict[str, Limit] = {"k": [1, MAX_K], "token": MAX_TOKEN, "rows": MAX_ROWS, "dims": list(DIMS),
+                            "methods": list(PROJECTIONS), "schemes": list(SCHEMES)}  # fmt: skip
+
+Method = Annotated[str, Query(pattern="^(" + "|".join(PROJECTIONS) + ")$", description="pca (default) or umap")]
+Dims = Annotated[int, Query(ge=min(DIMS), le=max(DIMS), description="2 or 3")]
+Scheme = Annotated[str, Query(pattern="^(" + "|".join(SCHEMES) + ")$", description="band, theme or norm")]
+Token = Annotated[str, Query(min_length=1, max_length=MAX_TOKEN, description=f"a key, 1..{MAX_TOKEN} characters")]
+K = Annotated[int, Query(ge=1, le=MAX_K, description=f"neighbours, 1..{MAX_K}")]
+
+
+def binary(array: np.ndarray, **headers: str) -> Response:
+    """An array as raw little-endian bytes; its dtype and shape in headers."""
+    array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
+    shape = ",".join(map(str, array.shape))
+    return Response(array.tobytes(), media_type="application/octet-stream",
+                    headers={"X-Dtype": array.dtype.name, "X-Shape": shape, **headers})  # fmt: skip
+
+
+@router.get("/info", response_model=ProjectorInfo)
+def info(projector: ProjectorDep) -> dict:
+    """The table's size, the colourings it offers (by band only with corpus counts), what each code
+    of a colouring means and the colour of each name."""
+    vectors = projector.vectors
+    names = {scheme: projector.colours(scheme).names for scheme in projector.schemes}
+    return {"table": vectors.name, "rows": len(vectors), "dim": vectors.vector_size,
+            "schemes": list(projector.schemes), "names": names, "colours": PALETTE}  # fmt: skip
+
+
+@router.get("/keys")
+def keys(lab: LabDep, projector: ProjectorDep) -> Response:
+    """Every key, in row order, as one JSON list (serialised once per table)."""
+    name = projector.vectors.name
+    body = lab.service(f"projector-keys:{name}", lambda: json.dumps(projector.vectors.index_to_key).encode())
+    return Response(body, media_type="application/json")
+
+
+@router.get("/layout", responses={200: {"content": {"application/octet-stream": {}}}})
+def layout(projector: ProjectorDep, method: Method = "pca", dims: Dims = 2) -> Response:
+    """(V, dims) float32 coordinates of every row; the caption says how the map was made."""
+    answer = projector.layout(method, dims)
+    return binary(answer.coordinates, **{"X-Caption": answer.caption(), "X-Seconds": f"{answer.seconds:.3f}"})
+
+
+@router.get("/colours", responses={200: {"content": {"application/octet-stream": {}}}})
+def colours(projector: ProjectorDep, by: Scheme = "theme") -> Response:
+    """(V,) each row's colour value: uint8 codes into /info's names (band, theme) or float32 norms."""
+    return binary(projector.colours(by).values)
+
+
+@router.get("/focus", response_model=FocusAnswer)
+def focus(projector: ProjectorDep, key: Token, k: K = 10, method: Method = "pca", dims: Dims = 2) -> dict:
+    """A key's row, count, point, its k nearest rows by cosine in the full space with their ranks on
+    the map, the map's own k nearest points, and how many the two lists share."""
+    return {"table": projector.vectors.name, "method": method, "dims": dims,
+            **projector.focus(key, k, method, dims).to_dict()}  # fmt: skip

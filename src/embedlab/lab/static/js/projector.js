@@ -1,0 +1,181 @@
+// Projector: every row of a served table as one WebGL scatter (plotly's scattergl, or scatter3d in
+// 3-D). Coordinates and colour values arrive as binary arrays; a key searched or clicked is shown
+// with its nearest rows in the full space and the ranks the map gives them.
+import { count, el, field, fixed, note, number, select, table } from "./dom.js";
+import { config, get, getArray, latest } from "./http.js";
+import { colour, plot } from "./plot.js";
+
+const VIEW = 0.06; // a searched key's 2-D view spans this share of the map's width and height
+const SCHEME_LABELS = { band: "frequency band", theme: "theme", norm: "row norm" };
+
+export async function render(root) {
+  const [{ tables }, { limits }] = await Promise.all([get("/api/tables"), config()]);
+  const page = build(root, tables, limits.projector);
+  let map = null; // what is drawn: { info, keys, coordinates, dims, rows per trace }
+  const redraw = latest(async () => load(page), async (loaded) => {
+    map = loaded;
+    await draw(page, map);
+    if (page.key.value) await search();
+  }, page.status);
+  const search = latest(() => get("/api/projector/focus", focusParams(page)), (focus) => highlight(page, map, focus),
+    page.focus);
+  page.onPoint = (key) => { page.key.value = key; search(); };
+  for (const input of [page.source, page.method, page.dims, page.scheme]) input.addEventListener("change", redraw);
+  for (const input of [page.key, page.k]) input.addEventListener("change", search);
+  await redraw();
+}
+
+function build(root, tables, limits) {
+  const page = {
+    source: select("proj-table", tables),
+    method: select("proj-method", limits.methods, "pca", (m) => m.toUpperCase()),
+    dims: select("proj-dims", limits.dims, 2, (d) => `${d}-D`),
+    scheme: select("proj-scheme", limits.schemes, "theme", (s) => SCHEME_LABELS[s] ?? s),
+    key: el("input", { id: "proj-key", value: "", size: 16, maxlength: limits.token, placeholder: "a key" }),
+    k: number("proj-k", limits.k, 10),
+    status: el("div", { id: "proj-status" }),
+    caption: note("", { id: "proj-caption" }),
+    map: el("div", { id: "proj-map", class: "plot projector" }),
+    focus: el("div", { id: "proj-focus" }),
+  };
+  root.append(
+    el("h2", {}, "Projector"),
+    el("p", {}, "Every row of a table on one map. A 2-D or 3-D view cannot keep every neighbourhood of a " +
+      "table hundreds of columns wide: search a key to see its nearest rows, found in the full space, and " +
+      "where the map puts them."),
+    el("div", { class: "controls" }, field("table", page.source), field("map", page.method), field("view", page.dims),
+      field("colour by", page.scheme), field("search", page.key), field("neighbours k", page.k)),
+    page.status, page.caption, page.map, page.focus);
+  return page;
+}
+
+const focusParams = (page) => ({ table: page.source.value, key: page.key.value, k: page.k.value,
+  method: page.method.value, dims: page.dims.value });
+
+// Ask for the table's info, keys, map and colouring; the schemes offered follow the table.
+async function load(page) {
+  const table = page.source.value;
+  const started = performance.now();
+  const info = await get("/api/projector/info", { table });
+  offer(page.scheme, info.schemes);
+  const [keys, layout, colours] = await Promise.all([
+    keysOf(table),
+    getArray("/api/projector/layout", { table, method: page.method.value, dims: page.dims.value }),
+    getArray("/api/projector/colours", { table, by: page.scheme.value }),
+  ]);
+  return { table, info, keys, layout, colours, scheme: page.scheme.value, fetched: performance.now() - started };
+}
+
+const keyCache = new Map(); // table -> its keys (a million keys are worth fetching once)
+async function keysOf(table) {
+  if (!keyCache.has(table)) keyCache.set(table, get("/api/projector/keys", { table }));
+  return keyCache.get(table);
+}
+
+// Keep a <select> to the choices a table offers (band needs corpus counts).
+function offer(node, schemes) {
+  for (const option of node.options) option.disabled = !schemes.includes(option.value);
+  if (!schemes.includes(node.value)) node.value = schemes.includes("theme") ? "theme" : schemes[0];
+}
+
+// One trace per colour code (a legend for free), or one trace coloured by norm.
+async function draw(page, map) {
+  const started = performance.now();
+  const { layout, colours, info, keys } = map;
+  const [n, dims] = layout.shape;
+  map.dims = dims;
+  const names = info.names[map.scheme];
+  const groups = names ? names.map((_, code) => rowsWhere(colours.values, code)) : [allRows(n)];
+  map.rows = groups.filter((rows) => rows.length > 0);
+  const traces = map.rows.map((rows) => {
+    const code = names ? colours.values[rows[0]] : null;
+    const name = names ? names[code] : SCHEME_LABELS.norm;
+    const faint = names && code === 0 && map.scheme === "theme"; // rows in no theme: the background
+    return points(layout.values, dims, rows, keys, {
+      name: `${name} (${count(rows.length)})`,
+      marker: names ? { color: info.colours[name], size: faint ? 3 : 5, opacity: faint ? 0.5 : 0.9 }
+        : { color: colours.values, colorscale: "Viridis", size: 3, showscale: true, colorbar: { title: { text: "‖row‖" } } },
+    });
+  });
+  await plot(page.map, traces, mapLayout(dims));
+  page.map.removeAllListeners?.("plotly_click");
+  page.map.on("plotly_click", (event) => {
+    const point = event.points[0];
+    const rows = map.rows[point.curveNumber];
+    if (rows) page.onPoint(keys[rows[point.pointNumber]]);
+  });
+  const drawn = performance.now() - started;
+  const caption = layout.headers.get("X-Caption");
+  page.caption.textContent = `${count(n)} points of ${map.table} (${info.rows.toLocaleString("en-US")} × ${info.dim}). ` +
+    `${caption}. Fetched in ${Math.round(map.fetched)} ms, drawn in ${Math.round(drawn)} ms.`;
+  Object.assign(page.map.dataset, { points: n, fetchMs: Math.round(map.fetched), drawMs: Math.round(drawn) });
+}
+
+const allRows = (n) => Int32Array.from({ length: n }, (_, i) => i);
+
+function rowsWhere(codes, code) {
+  let n = 0;
+  for (const c of codes) if (c === code) n++;
+  const rows = new Int32Array(n);
+  for (let i = 0, j = 0; i < codes.length; i++) if (codes[i] === code) rows[j++] = i;
+  return rows;
+}
+
+// A scattergl (2-D) or scatter3d trace of `rows`, each point's hover text its key.
+function points(coordinates, dims, rows, keys, { name, marker }) {
+  const axis = (a) => Float32Array.from(rows, (r) => coordinates[r * dims + a]);
+  const trace = { name, type: dims === 3 ? "scatter3d" : "scattergl", mode: "markers", x: axis(0), y: axis(1),
+    text: Array.from(rows, (r) => keys[r]), hovertemplate: "%{text}<extra></extra>", marker };
+  if (dims === 3) trace.z = axis(2);
+  return trace;
+}
+
+function mapLayout(dims) {
+  const base = { legend: { orientation: "h", y: -0.08 }, uirevision: "map", margin: { l: 30, r: 10, t: 10, b: 30 } };
+  if (dims === 3) return { ...base, scene: { aspectmode: "cube", xaxis: { title: "" }, yaxis: { title: "" },
+    zaxis: { title: "" } } };
+  return { ...base, hovermode: "closest", dragmode: "pan", xaxis: { zeroline: false }, yaxis: { zeroline: false } };
+}
+
+// Mark the key and its true neighbours, fly to it, and list what the map did to them.
+async function highlight(page, map, focus) {
+  const { layout, dims, keys } = map;
+  const base = map.rows.length;
+  const extra = page.map.data.length - base;
+  if (extra > 0) await Plotly.deleteTraces(page.map, [...Array(extra).keys()].map((i) => base + i));
+  const rows = Int32Array.from(focus.neighbours, (nb) => nb.row);
+  await Plotly.addTraces(page.map, [
+    points(layout.values, dims, rows, keys, { name: `its ${focus.k} nearest rows`,
+      marker: { color: "rgba(0,0,0,0)", size: 12, line: { color: colour("highlight"), width: 3 } } }),
+    { ...points(layout.values, dims, Int32Array.of(focus.row), keys, { name: focus.key,
+      marker: { color: colour("ink"), size: 14, symbol: dims === 3 ? "diamond" : "star" } }),
+    mode: "markers+text", textposition: "top center" },
+  ]);
+  await fly(page, map, focus.point);
+  page.focus.replaceChildren(
+    note(`'${focus.key}' is row ${count(focus.row)}` + (focus.count === null ? "" : `, seen ${count(focus.count)} times`) +
+      `. Of its ${focus.k} nearest rows in the full space (cosine), ${focus.kept} are among its ${focus.k} ` +
+      "nearest points on this map; the map rank of each says how many points the map puts closer.",
+    { id: "proj-kept" }),
+    table(["#", "key", "cosine", "map rank"], focus.neighbours.map((nb, i) =>
+      [i + 1, nb.key, fixed(nb.cosine, 4), count(nb.map_rank)])),
+    note(`Nearest on the map: ${focus.map_neighbours.join(", ")}`, { id: "proj-map-neighbours" }));
+  page.focus.querySelector("table").id = "proj-neighbours";
+}
+
+// Centre the view on `point`: a window of VIEW of the map in 2-D, the camera's centre in 3-D.
+function fly(page, map, point) {
+  const { values } = map.layout;
+  const extent = [0, 1, 2].slice(0, map.dims).map((a) => {
+    let lo = Infinity, hi = -Infinity;
+    for (let i = a; i < values.length; i += map.dims) { lo = Math.min(lo, values[i]); hi = Math.max(hi, values[i]); }
+    return [lo, hi];
+  });
+  if (map.dims === 2) {
+    const range = (a) => [point[a] - VIEW * (extent[a][1] - extent[a][0]), point[a] + VIEW * (extent[a][1] - extent[a][0])];
+    return Plotly.relayout(page.map, { "xaxis.range": range(0), "yaxis.range": range(1) });
+  }
+  // subtle: scene coordinates run over [-0.5, 0.5] per axis with aspectmode "cube"
+  const [x, y, z] = extent.map(([lo, hi], a) => (point[a] - (lo + hi) / 2) / (hi - lo || 1));
+  return Plotly.relayout(page.map, { "scene.camera": { center: { x, y, z }, eye: { x: x + 0.8, y: y + 0.8, z: z + 0.8 } } });
+}

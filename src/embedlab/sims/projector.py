@@ -1,0 +1,204 @@
+"""Every row of a table on one map: the library side of the lab's Projector page.
+
+    projector = Projector(vectors)                 # one per served table; each layout made once
+    layout = projector.layout("pca", dims=2)       # Layout: (V, 2) float32, one point per row
+    layout.coordinates.tobytes()                   # what the page receives: little-endian float32
+    projector.colours("band")                      # Colours: (V,) uint8 band of each row, band names
+    projector.focus("king", k=10)                  # Focus: the k nearest rows in the full space,
+                                                   # and where the map puts them
+
+PCA (the default) centres the rows and projects them on the table's first three principal axes
+(vectors.analysis.principal_axes: the covariance is summed over chunks, so a million rows need no
+float64 copy); the 2-D map is the 3-D one's first two axes, so switching keeps the picture. UMAP
+(pip install umap-learn) is fitted on a seeded sample of UMAP_SAMPLE rows, and every row is then
+placed with the fitted model (umap's transform), rather than showing only the sample as the
+TensorFlow projector does.
+
+A 2-D map cannot keep every neighbourhood of a 384-wide table. `focus` measures what it loses for
+one key: its k nearest rows by cosine in the full space against its k nearest points on the map
+(Euclidean, among all rows), how many the two lists share, and each true neighbour's rank on the
+map (1 = the closest point).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from embedlab.data.themes import COLOURS, OTHER, THEMES
+from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
+from embedlab.sims.lookup import resolve_key, themed_keys
+from embedlab.vectors.analysis import PROJECTIONS, principal_axes
+from embedlab.vectors.frequency import BANDS, band_rows
+from embedlab.vectors.table import Vectors
+
+MAX_ROWS = 1_000_000  # rows a map may hold: a million float32 points in 3-D is 12 MB to send
+PCA_COMPONENTS = 3  # computed once; the 2-D map is the first two
+UMAP_SAMPLE = 10_000  # rows UMAP is fitted on (seeded); the others are placed by its transform
+UMAP_NEIGHBOURS = 15  # UMAP's n_neighbors
+SCHEMES = ("band", "theme", "norm")  # colour by corpus-frequency band, theme group, row norm
+DIMS = (2, 3)
+# Frequency bands from frequent (dark) to rare (light): the rare-token problem as a picture.
+BAND_COLOURS = dict(zip((name for _, name in BANDS), ("#08306b", "#2171b5", "#6baed6", "#f4a259", "#d62728"),
+                        strict=True))  # fmt: skip
+PALETTE = {**BAND_COLOURS, **COLOURS}  # a code's name -> its CSS colour, for every categorical scheme
+
+
+@dataclass(frozen=True, eq=False)
+class Layout:
+    method: str  # "pca" or "umap"
+    coordinates: np.ndarray  # (V, dims) float32, row i of the table at coordinates[i]
+    explained_variance_ratio: tuple[float, ...] | None  # PCA: each axis's share of the variance
+    fitted_on: int  # rows the projection was fitted on (all for PCA, the sample for UMAP)
+    seconds: float  # time taken to compute it
+
+    @property
+    def dims(self) -> int:
+        return self.coordinates.shape[1]
+
+    def caption(self) -> str:
+        """'PCA of all 30,522 rows, centred; axes explain 4.1%, 3.0% of variance' or the UMAP line."""
+        rows = len(self.coordinates)
+        if self.explained_variance_ratio is None:
+            return f"UMAP fitted on {self.fitted_on:,} of {rows:,} rows (seeded), the rest placed by the fitted model"
+        shares = ", ".join(f"{100 * r:.1f}%" for r in self.explained_variance_ratio)
+        return f"PCA of all {rows:,} rows, centred; axes explain {shares} of variance"
+
+
+@dataclass(frozen=True, eq=False)
+class Colours:
+    scheme: str  # one of SCHEMES
+    values: np.ndarray  # (V,) uint8 index into `names` (band, theme), or float32 (norm)
+    names: tuple[str, ...] | None  # what each code means; None for continuous values
+
+
+@dataclass(frozen=True)
+class MapNeighbour:
+    key: str
+    row: int
+    cosine: float  # with the focused key's row, in the full space
+    map_rank: int  # its place among all points by distance on the map from the key's point (1 = closest)
+
+
+@dataclass(frozen=True)
+class Focus:
+    key: str
+    row: int
+    count: int | None  # corpus count, where the table has counts
+    point: tuple[float, ...]  # the key's coordinates on the map
+    neighbours: tuple[MapNeighbour, ...]  # the k nearest rows by cosine, best first
+    map_neighbours: tuple[str, ...]  # the k nearest points on the map, closest first
+    kept: int  # how many of `neighbours` are among `map_neighbours`
+
+    def to_dict(self) -> dict:
+        return {"key": self.key, "row": self.row, "count": self.count, "point": list(self.point),
+                "neighbours": [vars(n) for n in self.neighbours], "map_neighbours": list(self.map_neighbours),
+                "k": len(self.neighbours), "kept": self.kept}  # fmt: skip
+
+
+class Projector:
+    """One table's maps and colourings, each computed on first use and kept (thread-safe)."""
+
+    def __init__(self, vectors: Vectors, seed: int = 0) -> None:
+        rows, width = vectors.table.shape
+        if rows > MAX_ROWS:
+            raise InvalidValueError(f"{vectors.name} has {rows:,} rows; the projector maps at most {MAX_ROWS:,}")
+        if rows < 4 or width < 3:
+            raise InvalidValueError(f"a map needs >= 4 rows of width >= 3; {vectors.name} is ({rows}, {width})")
+        self.vectors = vectors
+        self.seed = check_int("seed", seed, low=0)
+        self._made: dict[tuple, object] = {}  # (what, ...) -> Layout | Colours
+        self._locks: dict[tuple, threading.Lock] = {}
+        self._lock = threading.Lock()  # guards _locks
+
+    @property
+    def schemes(self) -> tuple[str, ...]:
+        """The colourings this table offers: by band only where it has corpus counts."""
+        return SCHEMES if self.vectors.counts is not None else tuple(s for s in SCHEMES if s != "band")
+
+    def layout(self, method: str = "pca", dims: int = 2) -> Layout:
+        """(V, D) -> (V, dims) coordinates of every row, by `method` (pca | umap)."""
+        check_choice("method", method, PROJECTIONS)
+        check_choice("dims", dims, DIMS)
+        if method == "pca":
+            full = self._once(("pca",), self._pca)
+            return Layout("pca", full.coordinates[:, :dims], full.explained_variance_ratio[:dims], full.fitted_on,
+                          full.seconds)  # fmt: skip
+        return self._once(("umap", dims), lambda: self._umap(dims))
+
+    def colours(self, scheme: str) -> Colours:
+        """(V,) colour value of every row by `scheme`: a band code, a theme code or the row's norm."""
+        check_choice("scheme", scheme, self.schemes)
+        return self._once(("colours", scheme), lambda: self._colours(scheme))
+
+    def focus(self, word: str, k: int = 10, method: str = "pca", dims: int = 2) -> Focus:
+        """A key (or word: "Ġ" + word in BPE tables), its k nearest rows by cosine in the full space,
+        its k nearest points on the map, and each true neighbour's rank on the map."""
+        k = check_int("k", k, low=1, high=len(self.vectors) - 1)
+        key = resolve_key(self.vectors, word)
+        row = self.vectors.index_of(key)
+        points = self.layout(method, dims).coordinates  # (V, dims)
+        distance = np.linalg.norm(points - points[row], axis=1)  # (V,) on the map
+        distance[row] = np.inf  # the key is not its own neighbour
+        found = self.vectors.most_similar(key, topn=k)
+        rows = np.array([self.vectors.index_of(n) for n in found.keys])
+        # subtle: rank = 1 + the points strictly closer; ties share the better rank
+        ranks = [1 + int(np.count_nonzero(distance < distance[r])) for r in rows]
+        on_map = np.argpartition(distance, k - 1)[:k]
+        on_map = on_map[np.argsort(distance[on_map], kind="stable")]
+        neighbours = tuple(MapNeighbour(key_, int(r), float(score), rank)
+                           for (key_, score), r, rank in zip(found, rows, ranks, strict=True))  # fmt: skip
+        count = None if self.vectors.counts is None else int(self.vectors.counts[row])
+        keys = self.vectors.index_to_key
+        return Focus(key, row, count, tuple(float(x) for x in points[row]), neighbours,
+                     tuple(keys[r] for r in on_map), len(set(rows) & set(on_map.tolist())))  # fmt: skip
+
+    # ---- made once each ----------------------------------------------------------------------------
+
+    def _once(self, what: tuple, make):
+        with self._lock:
+            lock = self._locks.setdefault(what, threading.Lock())
+        with lock:  # one computation per thing, however many requests ask at once
+            if what not in self._made:
+                self._made[what] = make()
+            return self._made[what]
+
+    def _pca(self) -> Layout:
+        start = time.perf_counter()
+        rows = self.vectors.vectors  # (V, D) read-only float32
+        axes = principal_axes(rows, PCA_COMPONENTS)
+        coordinates = axes.project(rows)  # (V, 3)
+        return Layout("pca", coordinates, axes.explained_variance_ratio, len(rows), time.perf_counter() - start)
+
+    def _umap(self, dims: int) -> Layout:
+        try:
+            import umap
+        except ImportError:
+            raise MissingDataError("UMAP maps need umap-learn: pip install umap-learn") from None
+        start = time.perf_counter()
+        rows = self.vectors.vectors
+        sample = np.random.default_rng(self.seed).permutation(len(rows))[:UMAP_SAMPLE]
+        reducer = umap.UMAP(n_components=dims, n_neighbors=min(UMAP_NEIGHBOURS, len(sample) - 1),
+                            random_state=self.seed)  # fmt: skip
+        coordinates = np.empty((len(rows), dims), dtype=np.float32)
+        coordinates[sample] = reducer.fit_transform(rows[sample])
+        rest = np.setdiff1d(np.arange(len(rows)), sample)
+        if len(rest):
+            coordinates[rest] = reducer.transform(rows[rest])
+        return Layout("umap", coordinates, None, len(sample), time.perf_counter() - start)
+
+    def _colours(self, scheme: str) -> Colours:
+        if scheme == "norm":
+            return Colours(scheme, self.vectors.norms.astype(np.float32), None)
+        codes = np.zeros(len(self.vectors), dtype=np.uint8)
+        if scheme == "band":
+            for code, rows in enumerate(band_rows(self.vectors.counts, BANDS)):
+                codes[rows] = code
+            return Colours(scheme, codes, tuple(name for _, name in BANDS))
+        names = (OTHER, *THEMES)  # code 0: in no group
+        for _, key, theme in themed_keys(self.vectors):
+            codes[self.vectors.index_of(key)] = names.index(theme)
+        return Colours(scheme, codes, names)
