@@ -1,0 +1,58 @@
+"""The projector page in Debian's chromium against a real `embedlab lab` process: every row drawn as
+WebGL points, a searched key's neighbours highlighted (the table's own, found in the full space),
+on MiniLM and on a trained run, in 2-D and 3-D, with no console error."""
+
+from __future__ import annotations
+
+from embedlab.vectors import Vectors
+
+NEIGHBOURS = "() => document.querySelector('#proj-neighbours') !== null"
+
+
+def traces(page) -> list[dict]:
+    """The map's traces: name, type and point count (the point arrays stay in the page)."""
+    return page.evaluate("() => document.querySelector('#proj-map').data.map((t) => "
+                         "({name: t.name, type: t.type, n: t.x.length, text: Array.from(t.text).slice(0, 20)}))")  # fmt: skip
+
+
+def search(page, key: str) -> None:
+    page.fill("#proj-key", key)
+    page.dispatch_event("#proj-key", "change")
+    page.wait_for_function(f"() => (document.querySelector('#proj-kept')?.innerText ?? '').startsWith(\"'{key}'\")")
+
+
+def test_every_minilm_row_is_drawn_and_a_search_highlights_its_neighbours(open_sim, minilm_vectors):
+    page = open_sim("projector")
+    drawn = traces(page)
+    assert sum(t["n"] for t in drawn) == 30522 and {t["type"] for t in drawn} == {"scattergl"}
+    assert page.inner_text("#proj-caption").startswith("30,522 points of minilm (30,522 × 384). PCA of all")
+    search(page, "king")
+    expected = minilm_vectors.most_similar("king", topn=10).keys
+    shown = page.eval_on_selector_all("#proj-neighbours tr td:nth-child(2)", "cells => cells.map((c) => c.innerText)")
+    assert shown == list(expected)
+    marked = traces(page)[-2:]  # the ring around the neighbours, then the key itself
+    assert marked[0]["text"] == list(expected) and marked[1]["text"] == ["king"]
+    ranges = page.evaluate("() => document.querySelector('#proj-map').layout.xaxis.range")
+    point = page.evaluate("() => document.querySelector('#proj-map').data.at(-1).x[0]")
+    assert ranges[0] < point < ranges[1] and ranges[1] - ranges[0] < 1.0  # flown to the key
+
+
+def test_a_trained_run_coloured_by_band_in_3d(open_sim, lab_run):
+    run = Vectors.load(lab_run)
+    page = open_sim("projector")
+    page.select_option("#proj-table", "wiki-run")
+    page.wait_for_function("() => document.querySelector('#proj-caption').innerText.includes('of wiki-run')")
+    page.select_option("#proj-scheme", "band")
+    page.wait_for_function("() => document.querySelector('#proj-map').data.some((t) => t.name.startsWith('rare ('))")
+    assert sum(t["n"] for t in traces(page)) == len(run)
+    page.select_option("#proj-dims", "3")
+    page.wait_for_function("() => document.querySelector('#proj-map').data[0].type === 'scatter3d'")
+    search(page, "war")
+    shown = page.eval_on_selector_all("#proj-neighbours tr td:nth-child(2)", "cells => cells.map((c) => c.innerText)")
+    assert shown == list(run.most_similar("war", topn=10).keys)
+
+
+def test_minilm_offers_no_band_colouring(open_sim):
+    page = open_sim("projector")
+    disabled = page.eval_on_selector_all("#proj-scheme option", "os => os.filter((o) => o.disabled).map((o) => o.value)")
+    assert disabled == ["band"]
