@@ -11,8 +11,9 @@ NEIGHBOURS = "() => document.querySelector('#proj-neighbours') !== null"
 
 def traces(page) -> list[dict]:
     """The map's traces: name, type and point count (the point arrays stay in the page)."""
-    return page.evaluate("() => document.querySelector('#proj-map').data.map((t) => "
-                         "({name: t.name, type: t.type, n: t.x.length, text: Array.from(t.text).slice(0, 20)}))")  # fmt: skip
+    script = ("() => document.querySelector('#proj-map').data.map((t) => "
+              "({name: t.name, type: t.type, n: t.x.length, text: Array.from(t.text).slice(0, 20)}))")  # fmt: skip
+    return page.evaluate(script)
 
 
 def search(page, key: str) -> None:
@@ -54,5 +55,6 @@ def test_a_trained_run_coloured_by_band_in_3d(open_sim, lab_run):
 
 def test_minilm_offers_no_band_colouring(open_sim):
     page = open_sim("projector")
-    disabled = page.eval_on_selector_all("#proj-scheme option", "os => os.filter((o) => o.disabled).map((o) => o.value)")
+    options = "os => os.filter((o) => o.disabled).map((o) => o.value)"
+    disabled = page.eval_on_selector_all("#proj-scheme option", options)
     assert disabled == ["band"]
