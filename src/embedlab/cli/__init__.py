@@ -9,6 +9,7 @@
     embedlab neighbors minilm king -k 5
     embedlab analogy minilm "king - man + woman"
     embedlab evaluate minilm --json
+    embedlab compare minilm runs/wiki --top 10
     embedlab export minilm --format word2vec-bin --out minilm.bin
     embedlab train enwiki-sample --out runs/wiki
     embedlab arena --quick --out runs/arena-quick
@@ -22,7 +23,7 @@ size.py       `embedlab size`: parameters and memory of a layout or a preset
 embed.py      `embedlab embed`: a real model's input pipeline, step by step
 context.py    `embedlab context`: one word's vector in several sentences, layer by layer
 tokenizer.py  `embedlab tokenize`, `embedlab tokenizer train`
-vectors.py    `embedlab neighbors | analogy | evaluate | export`
+vectors.py    `embedlab neighbors | analogy | evaluate | compare | export`
 train.py      `embedlab train`: a run folder, with progress, resume and metrics
 arena.py      `embedlab arena`: the six embedding strategies raced on real tasks
 lab.py        `embedlab lab`: serve the web lab
@@ -55,6 +56,7 @@ app.add_typer(tokenizer.app, name="tokenizer")
 app.command("neighbors")(vectors.neighbors)
 app.command("analogy")(vectors.analogy)
 app.command("evaluate")(vectors.evaluate)
+app.command("compare")(vectors.compare)
 app.command("export")(vectors.export)
 app.command("train")(train.train)
 app.command("arena")(arena.arena)

@@ -1,9 +1,10 @@
-"""`embedlab neighbors | analogy | evaluate | export`: query, score and convert vector tables.
+"""`embedlab neighbors | analogy | evaluate | compare | export`: query, score, compare and convert vector tables.
 
     embedlab neighbors minilm king -k 5
     embedlab analogy minilm "king - man + woman" --json
     embedlab analogy minilm "king - man + woman" --include-inputs   # usually answers: king
     embedlab evaluate minilm
+    embedlab compare minilm runs/wiki -k 10 --top 20               # which shared keys moved, whose neighbours changed
     embedlab export minilm --out minilm.txt                        # the format from the extension
     embedlab export minilm --format projector --out minilm-projector --force
 
@@ -20,6 +21,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from embedlab.cli.options import JsonFlag
@@ -135,6 +137,62 @@ def evaluate(
     console.print(sections)
     console.print(
         f"{google.oov} of {google.questions} questions skipped: a word outside the vocabulary", highlight=False
+    )
+
+
+def compare(
+    a: Annotated[str, typer.Argument(help="Table A: a built-in table (minilm), a vectors file or a run folder.")],
+    b: Annotated[str, typer.Argument(help="Table B, compared with A on the keys both hold.")],
+    k: Annotated[int, typer.Option("-k", help="Neighbours per key for Jaccard@k (1..100).")] = 10,
+    top: Annotated[int, typer.Option("--top", help="Largest movers to list (1..1000).")] = 20,
+    # ---- reserved: --evaluate (issue 16) is added here by a later change; not implemented yet ----
+    as_json: JsonFlag = False,
+) -> None:
+    """Compare two tables key by key, on the keys both hold.
+
+    Rows are scaled to unit length (neighbours are by cosine), a narrower
+    table is zero-padded to the wider width, and A's rows are turned onto
+    B's by orthogonal Procrustes. Per shared key: its displacement after
+    that turn, |a R - b| from 0 to 2, and Jaccard@k, the overlap of its k
+    nearest shared keys in A and in B, each found in its own table's full
+    space. Lists the largest movers, largest displacement first.
+    """
+    # (lines kept under 76 characters: the help shows each docstring line break as it is)
+    from embedlab.vectors.compare import compare_tables
+
+    table_a = _load(a, as_json)
+    table_b = table_a if b == a else _load(b, as_json)
+    with _working("comparing neighbours", as_json):
+        result = compare_tables(table_a, table_b, k=k, top=top)
+    # ---- reserved: --evaluate (issue 16) adds both tables' benchmark scores here ----
+    if as_json:
+        typer.echo(json.dumps(result.to_dict()))
+        return
+    console = Console()
+    # one sentence, wrapped between words at the console's width (80 columns when piped)
+    console.print(
+        f"{escape(a)} vs {escape(b)}: {result.shared:,} shared keys, {result.only_a:,} only in A, "
+        f"{result.only_b:,} only in B; widths {result.dim_a} and {result.dim_b}; residual {result.residual:.3f}, "
+        f"mean displacement {result.mean_displacement:.3f}, mean Jaccard@{result.k} {result.mean_jaccard:.3f}",
+        highlight=False,
+    )
+    shown = 3  # neighbours per side: k of them would not fit 80 columns
+    movers = Table()
+    # widths add up to 80 columns with the borders; long keys and neighbour lists end in "…"
+    movers.add_column("#", justify="right", no_wrap=True)
+    movers.add_column("key", no_wrap=True, overflow="ellipsis", max_width=14)
+    movers.add_column("moved", justify="right", no_wrap=True, min_width=5)
+    movers.add_column(f"J@{result.k}", justify="right", no_wrap=True, min_width=4)
+    for side in ("A", "B"):
+        movers.add_column(f"near in {side}", no_wrap=True, overflow="ellipsis", max_width=18)
+    for rank, m in enumerate(result.movers, 1):
+        near_a, near_b = ", ".join(m.neighbours_a[:shown]), ", ".join(m.neighbours_b[:shown])
+        movers.add_row(str(rank), m.key, f"{m.displacement:.3f}", f"{m.jaccard:.2f}", near_a, near_b)
+    console.print(movers)
+    console.print(
+        "moved: |a R - b| of unit rows after alignment (0..2); "
+        f"J@{result.k}: overlap of the {result.k} nearest shared keys in A and in B (1 = the same keys)",
+        highlight=False,
     )
 
 

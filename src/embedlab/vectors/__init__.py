@@ -10,6 +10,7 @@ evaluate.py    word-pair and analogy benchmarks -> result dataclasses
 stats.py       Spearman and Pearson correlation (scipy's values), ranks with ties
 frequency.py   corpus-frequency bands (BANDS, band) and splitting rows into them
 analysis.py    norms vs frequency, anisotropy, projections, rotation check
+compare.py     two tables key by key: Procrustes alignment, displacement, neighbour overlap (Jaccard@k)
 """
 
 from embedlab.vectors.neighbors import Neighbors

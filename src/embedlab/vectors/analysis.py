@@ -30,6 +30,7 @@ import torch
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
 from embedlab.files import json_safe
 from embedlab.vectors import similarity as sim
+from embedlab.vectors.compare import orthogonal_procrustes
 from embedlab.vectors.frequency import BANDS, band_rows
 from embedlab.vectors.stats import spearman  # Pearson of average ranks, float64; NaN if constant
 from embedlab.vectors.table import Vectors
@@ -392,11 +393,11 @@ def align_2d(points: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """(W, 2) -> (W, 2): `points` turned by the 2 × 2 orthogonal matrix (rotation or reflection) that
     brings them closest to `reference` (W, 2) in least squares. Both are taken as centred.
 
-    Orthogonal Procrustes: with pointsᵀ reference = U S Vᵀ the best turn is U Vᵀ. A mirrored copy
-    comes back unmirrored: align_2d(p * [-1, 1], p) == p.
+    Orthogonal Procrustes (compare.orthogonal_procrustes): with pointsᵀ reference = U S Vᵀ the best
+    turn is U Vᵀ. A mirrored copy comes back unmirrored: align_2d(p * [-1, 1], p) == p.
     """
-    u, _, vt = np.linalg.svd(points.T @ reference)  # (2, 2) each
-    return points @ (u @ vt)
+    turn = orthogonal_procrustes(sim.as_tensor(points, torch.float64), sim.as_tensor(reference, torch.float64))
+    return points @ turn.numpy()  # (2, 2)
 
 
 def project_frame(rows: np.ndarray, previous: np.ndarray | None = None) -> tuple[np.ndarray, tuple[float, float]]:
