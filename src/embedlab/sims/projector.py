@@ -6,6 +6,8 @@
     projector.colours("band")                      # Colours: (V,) uint8 band of each row, band names
     projector.focus("king", k=10)                  # Focus: the k nearest rows in the full space,
                                                    # and where the map puts them
+    projector.compare(other, k=10)                 # TableComparison (vectors.compare), kept
+    projector.displacement(other)                  # (V,) how far each row moved; NaN if unshared
 
 PCA (the default) centres the rows and projects them on the table's first three principal axes
 (vectors.analysis.principal_axes: the covariance is summed over chunks, so a million rows need no
@@ -32,6 +34,7 @@ from embedlab.data.themes import COLOURS, OTHER, THEMES
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
 from embedlab.sims.lookup import resolve_key, themed_keys
 from embedlab.vectors.analysis import PROJECTIONS, principal_axes
+from embedlab.vectors.compare import MAX_TOP, TableComparison, compare_tables
 from embedlab.vectors.frequency import BANDS, band_rows
 from embedlab.vectors.table import Vectors
 
@@ -155,6 +158,18 @@ class Projector:
         keys = self.vectors.index_to_key
         return Focus(key, row, count, tuple(float(x) for x in points[row]), neighbours,
                      tuple(keys[r] for r in on_map), len(set(rows) & set(on_map.tolist())))  # fmt: skip
+
+    def compare(self, other: Vectors, k: int = 10) -> TableComparison:
+        """This table against `other`, key by key (vectors.compare), with the most movers it lists."""
+        return self._once(("compare", other.name, k), lambda: compare_tables(self.vectors, other, k=k, top=MAX_TOP))
+
+    def displacement(self, other: Vectors, k: int = 10) -> np.ndarray:
+        """(V,) float32: how far each row moved against `other` after alignment (0..2); NaN for a key
+        `other` lacks."""
+        comparison = self.compare(other, k)
+        moved = np.full(len(self.vectors), np.nan, dtype=np.float32)
+        moved[[self.vectors.key_to_index[key] for key in comparison.keys]] = comparison.displacement
+        return moved
 
     # ---- made once each ----------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ The page asks /info first, then fetches the map's coordinates and a colouring as
 (little-endian, row-major; the dtype and shape in the X-Dtype and X-Shape headers): a million
 points in 3-D are 12 MB as float32, several times that as JSON lists of lists. Keys come once as
 a JSON list, for hover text and search. A key searched or clicked comes back with its nearest rows
-in the full space and the ranks the map gives them.
+in the full space and the ranks the map gives them. Another served table can be compared with the
+one shown (vectors.compare): a summary, the largest movers, and each row's displacement as a colour.
 """
 
 from __future__ import annotations
@@ -15,23 +16,26 @@ from typing import Annotated
 import numpy as np
 from fastapi import APIRouter, Query, Response
 
-from embedlab.lab.deps import LabDep, ProjectorDep
-from embedlab.lab.schemas import FocusAnswer, Limit, ProjectorInfo
+from embedlab.lab.deps import MAX_NAME, LabDep, ProjectorDep
+from embedlab.lab.schemas import CompareAnswer, FocusAnswer, Limit, ProjectorInfo
 from embedlab.sims.projector import DIMS, MAX_ROWS, PALETTE, SCHEMES
 from embedlab.vectors.analysis import PROJECTIONS
 
 router = APIRouter(prefix="/api/projector", tags=["projector"])
 
 MAX_K = 100  # neighbours of a searched key
+MAX_MOVERS = 100  # the largest movers a comparison lists
 MAX_TOKEN = 100  # characters of a searched key
 LIMITS: dict[str, Limit] = {"k": [1, MAX_K], "token": MAX_TOKEN, "rows": MAX_ROWS, "dims": list(DIMS),
-                            "methods": list(PROJECTIONS), "schemes": list(SCHEMES)}  # fmt: skip
+                            "methods": list(PROJECTIONS), "schemes": list(SCHEMES), "top": [1, MAX_MOVERS]}  # fmt: skip
 
 Method = Annotated[str, Query(pattern="^(" + "|".join(PROJECTIONS) + ")$", description="pca (default) or umap")]
 Dims = Annotated[int, Query(ge=min(DIMS), le=max(DIMS), description="2 or 3")]
 Scheme = Annotated[str, Query(pattern="^(" + "|".join(SCHEMES) + ")$", description="band, theme or norm")]
 Token = Annotated[str, Query(min_length=1, max_length=MAX_TOKEN, description=f"a key, 1..{MAX_TOKEN} characters")]
 K = Annotated[int, Query(ge=1, le=MAX_K, description=f"neighbours, 1..{MAX_K}")]
+Other = Annotated[str, Query(min_length=1, max_length=MAX_NAME, description="the served table to compare with")]
+Top = Annotated[int, Query(ge=1, le=MAX_MOVERS, description=f"movers listed, 1..{MAX_MOVERS}")]
 
 
 def binary(array: np.ndarray, **headers: str) -> Response:
@@ -79,3 +83,18 @@ def focus(projector: ProjectorDep, key: Token, k: K = 10, method: Method = "pca"
     the map, the map's own k nearest points, and how many the two lists share."""
     return {"table": projector.vectors.name, "method": method, "dims": dims,
             **projector.focus(key, k, method, dims).to_dict()}  # fmt: skip
+
+
+@router.get("/compare", response_model=CompareAnswer)
+def compare(lab: LabDep, projector: ProjectorDep, other: Other, k: K = 10, top: Top = 20) -> dict:
+    """The table against `other`, key by key: shared keys, Procrustes residual, mean displacement and
+    Jaccard@k of neighbour lists, and the `top` largest movers with their neighbours in both."""
+    summary = projector.compare(lab.table(other), k).to_dict()
+    return {**summary, "movers": summary["movers"][:top]}
+
+
+@router.get("/displacement", responses={200: {"content": {"application/octet-stream": {}}}})
+def displacement(lab: LabDep, projector: ProjectorDep, other: Other, k: K = 10) -> Response:
+    """(V,) float32 how far each row moved against `other` after alignment (0..2); NaN where `other`
+    lacks the key."""
+    return binary(projector.displacement(lab.table(other), k))

@@ -8,7 +8,7 @@ base.py       Answer (the strict base), Vector, Matrix, Limit
 tables.py     the lab's tables and themes, lookup, size, geometry, sparse gradients
 inputs.py     input recipe, patches, tying, scale, attention, static vs contextual
 training.py   training, subwords, the strategy arena
-projector.py  the projector: a whole table's map, a key's neighbours on it
+projector.py  the projector: a whole table's map, a key's neighbours on it, two tables compared
 """
 
 from embedlab.lab.schemas.base import Answer, Limit, Matrix, Vector
@@ -31,7 +31,7 @@ from embedlab.lab.schemas.inputs import (
     TyingAnswer,
     TyingParameters,
 )
-from embedlab.lab.schemas.projector import FocusAnswer, MapNeighbour, ProjectorInfo
+from embedlab.lab.schemas.projector import CompareAnswer, FocusAnswer, MapNeighbour, Mover, ProjectorInfo
 from embedlab.lab.schemas.tables import (
     BatchAnswer,
     LabConfig,
@@ -77,7 +77,9 @@ from embedlab.lab.schemas.training import (
 )
 
 __all__ = [
+    "CompareAnswer",
     "FocusAnswer",
+    "Mover",
     "MapNeighbour",
     "ProjectorInfo",
     "Answer",

@@ -33,3 +33,27 @@ class FocusAnswer(Answer):
     map_neighbours: list[str]  # the k nearest points on the map, closest first
     k: int
     kept: int  # neighbours that are also among map_neighbours
+
+
+class Mover(Answer):
+    key: str
+    displacement: float  # ‖a R − b‖ of its unit rows after alignment, 0..2
+    jaccard: float  # overlap of its k neighbours in both tables
+    neighbours_a: list[str]
+    neighbours_b: list[str]
+
+
+class CompareAnswer(Answer):
+    name_a: str
+    name_b: str
+    dim_a: int
+    dim_b: int
+    shared: int  # keys in both tables
+    only_a: int
+    only_b: int
+    k: int
+    residual: float | None  # relative Frobenius error after alignment (None if B's rows are all zero)
+    mean_displacement: float
+    median_displacement: float
+    mean_jaccard: float
+    movers: list[Mover]  # largest displacement first
