@@ -57,6 +57,36 @@ def test_evaluate_json_and_table(run_cli, w2v_file):
     assert status == 0 and "wordsim353" in out and "Total accuracy" in out and "capital-common-countries" in out
 
 
+def test_evaluate_shows_seeded_intervals(run_cli, w2v_file):
+    status, out, err = run_cli("evaluate", str(w2v_file), "--json", "--resamples", "200", "--seed", "3")
+    assert status == 0 and err == ""
+    data = json.loads(out)
+    for name, score in (("wordsim353", "spearman"), ("simlex999", "spearman"), ("google", "accuracy")):
+        low, high = data[name]["interval"]
+        assert low <= data[name][score] <= high
+        assert (data[name]["resamples"], data[name]["confidence"], data[name]["seed"]) == (200, 0.95, 3)
+    status, out, _ = run_cli("evaluate", str(w2v_file), "--json", "--resamples", "200", "--seed", "3")
+    assert json.loads(out) == data  # the same seed, the same intervals
+    status, out, _ = run_cli("evaluate", str(w2v_file), "--resamples", "200", "--seed", "3")
+    assert status == 0 and "95% interval" in out
+    assert "95% intervals: seeded percentile bootstrap, 200 resamples over pairs / questions (seed 3)" in out
+    low, high = data["wordsim353"]["interval"]
+    assert f"[{low:.4f}, {high:.4f}]" in out
+    status, out, _ = run_cli("evaluate", str(w2v_file), "--resamples", "0", "--json")
+    assert status == 0 and json.loads(out)["google"]["interval"] is None
+    status, out, _ = run_cli("evaluate", str(w2v_file), "--resamples", "0")
+    assert status == 0 and "interval" not in out and "Total accuracy" in out
+
+
+@pytest.mark.parametrize("option", [("--resamples", "5"), ("--resamples", "100001"), ("--seed", "-1")])
+def test_evaluate_refuses_bad_bootstrap_settings(run_cli, option):
+    status, out, err = run_cli("evaluate", "minilm", *option)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and option[0][2:] in err  # one line naming the setting
+    if option[0] == "--resamples":
+        assert f"between 100 and 100,000 (or 0: no interval); got {option[1]}" in err
+
+
 @pytest.mark.parametrize("fmt", ["word2vec", "word2vec-bin", "safetensors", "npy", "projector"])
 def test_export_round_trips(run_cli, tmp_path, w2v_file, fmt):
     out_path = tmp_path / ("projector" if fmt == "projector" else f"table.{fmt}")

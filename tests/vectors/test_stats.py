@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from embedlab.errors import InvalidValueError
-from embedlab.vectors.stats import pearson, ranks, spearman
+from embedlab.vectors.stats import pearson, ranks, spearman, spearman_counts
 
 # our spearman/pearson against scipy.stats on the same float64 inputs
 SCIPY_TOL = 1e-12
@@ -42,3 +42,22 @@ def test_correlations_worked_cases():
     assert math.isnan(pearson([1, 1, 1], [1, 2, 3]))
     with pytest.raises(InvalidValueError, match="same length"):
         pearson([1, 2], [1, 2, 3])
+
+
+@given(samples, st.integers(0, 2**32 - 1))
+def test_spearman_counts_equals_spearman_of_each_resample(pairs, seed):
+    # the oracle: stats.spearman on each resample written out item by item (x[idx], y[idx])
+    x = np.array([float(a) for a, _ in pairs])  # few distinct values: ties within and across resamples
+    y = np.array([b for _, b in pairs])
+    drawn = np.random.default_rng(seed).integers(0, len(x), size=(20, len(x)))  # (R, n) resampled items
+    counts = np.stack([np.bincount(row, minlength=len(x)) for row in drawn])  # (R, n)
+    expected = [spearman(x[row], y[row]) for row in drawn]
+    np.testing.assert_allclose(spearman_counts(x, y, counts), expected, atol=SCIPY_TOL, equal_nan=True)
+
+
+def test_spearman_counts_worked_case_and_shapes():
+    # a constant resample (one item drawn twice) has no rank correlation: nan, as pearson
+    rho = spearman_counts([1, 2, 3], [1, 3, 2], np.array([[1, 1, 1], [2, 1, 0], [0, 2, 0]]))
+    assert rho[:2].tolist() == [0.5, 1.0] and math.isnan(rho[2])
+    with pytest.raises(InvalidValueError, match=r"counts \(R, n\)"):
+        spearman_counts([1, 2, 3], [1, 2, 3], np.ones(3))

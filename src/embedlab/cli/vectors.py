@@ -4,6 +4,7 @@
     embedlab analogy minilm "king - man + woman" --json
     embedlab analogy minilm "king - man + woman" --include-inputs   # usually answers: king
     embedlab evaluate minilm
+    embedlab evaluate minilm --resamples 10000 --seed 1 --json     # intervals from more resamples
     embedlab compare minilm runs/wiki -k 10 --top 20               # which shared keys moved, whose neighbours changed
     embedlab export minilm --out minilm.txt                        # the format from the extension
     embedlab export minilm --format projector --out minilm-projector --force
@@ -27,6 +28,7 @@ from rich.table import Table
 from embedlab.cli.options import JsonFlag
 from embedlab.errors import InvalidValueError
 from embedlab.vectors import Neighbors, Vectors
+from embedlab.vectors.intervals import CONFIDENCE, RESAMPLES, check_bootstrap
 from embedlab.vectors.io import EXTENSIONS, FORMATS, format_for, output_files
 from embedlab.vectors.similarity import METRICS
 from embedlab.vectors.table import ANALOGY_METHODS
@@ -99,23 +101,42 @@ def evaluate(
         bool, typer.Option("--case-sensitive", help="Match benchmark words exactly (default: any casing).")
     ] = False,
     method: Annotated[str, typer.Option("--method", help="Analogy method: 3cosadd or 3cosmul.")] = "3cosadd",
+    resamples: Annotated[
+        int, typer.Option("--resamples", help="Bootstrap resamples per interval (100 to 100,000; 0: no intervals).")
+    ] = RESAMPLES,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the resampling: the same seed, the same intervals.")] = 0,
     as_json: JsonFlag = False,
 ) -> None:
     """Score a table on WordSim-353 and SimLex-999 (Spearman correlation with human judgements)
-    and on the Google analogy set (accuracy per section), with gensim's conventions."""
+    and on the Google analogy set (accuracy per section), with gensim's conventions.
+
+    Beside each Spearman and the total accuracy stands a 95% interval: the range the score stays
+    within on 95% of seeded bootstrap resamples of the benchmark's pairs or questions, i.e. how far
+    it could move on another sample of items like these.
+    """
     from embedlab.vectors.evaluate import evaluate_all
 
+    check_bootstrap(resamples, CONFIDENCE, seed, allow_off=True)  # before the table loads, not after
     table = _load(vectors, as_json)
     with _working("scoring benchmarks", as_json):
-        results = evaluate_all(table, restrict_vocab=restrict_vocab, case_insensitive=not case_sensitive, method=method)
+        results = evaluate_all(
+            table,
+            restrict_vocab=restrict_vocab,
+            case_insensitive=not case_sensitive,
+            method=method,
+            resamples=resamples,
+            seed=seed,
+        )
     if as_json:
         typer.echo(json.dumps({"vectors": vectors, **{n: r and r.to_dict() for n, r in results.items()}}))
         return
     console = Console()
+    spread = f"{round(100 * CONFIDENCE)}% interval"
     pairs = Table(title=f"{vectors}: word similarity (Spearman ρ with human scores)")
     for name, justify in (
         ("benchmark", "left"),
         ("spearman", "right"),
+        *([(spread, "right")] if resamples else []),
         ("pearson", "right"),
         ("pairs", "right"),
         ("oov", "right"),
@@ -124,20 +145,31 @@ def evaluate(
     for name in ("wordsim353", "simlex999"):
         r = results[name]
         if r is None:  # a small table may hold no pair of the benchmark
-            pairs.add_row(name, "-", "-", "0", "every pair")
+            pairs.add_row(name, "-", *(["-"] if resamples else []), "-", "0", "every pair")
         else:
-            pairs.add_row(name, f"{r.spearman:.4f}", f"{r.pearson:.4f}", str(r.pairs), f"{r.oov} ({r.oov_ratio:.1f}%)")
+            interval = [_interval(r.interval, "{:.4f}")] if resamples else []
+            oov = f"{r.oov} ({r.oov_ratio:.1f}%)"
+            pairs.add_row(name, f"{r.spearman:.4f}", *interval, f"{r.pearson:.4f}", str(r.pairs), oov)
     console.print(pairs)
     google = results["google"]
     sections = Table(title=f"{vectors}: Google analogies ({google.method}, restrict_vocab {google.restrict_vocab:,})")
     for name, justify in (("section", "left"), ("correct", "right"), ("answered", "right"), ("accuracy", "right")):
         sections.add_column(name, justify=justify)
+    if resamples:
+        sections.add_column(spread, justify="right")
     for s in (*google.sections, google.total):
-        sections.add_row(s.name, str(s.correct), str(s.total), f"{100 * s.accuracy:.1f}%")
+        interval = [_interval(google.interval, "{:.1%}") if s is google.total else ""] if resamples else []
+        sections.add_row(s.name, str(s.correct), str(s.total), f"{100 * s.accuracy:.1f}%", *interval)
     console.print(sections)
     console.print(
         f"{google.oov} of {google.questions} questions skipped: a word outside the vocabulary", highlight=False
     )
+    if resamples:
+        console.print(
+            f"{spread}s: seeded percentile bootstrap, {resamples} resamples over pairs / questions (seed {seed})",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def compare(
@@ -236,6 +268,11 @@ def export(
         )
         return
     typer.echo(f"wrote {len(table)} rows × {table.vector_size} as {format}: {', '.join(map(str, written))}")
+
+
+def _interval(interval: tuple[float, float] | None, number: str) -> str:
+    """A bootstrap interval as a table cell, "[low, high]"; "-" where there is none (nothing answered)."""
+    return "-" if interval is None else "[" + ", ".join(map(number.format, interval)) + "]"
 
 
 def _load(source: str, quiet: bool) -> Vectors:

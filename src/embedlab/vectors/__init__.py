@@ -7,6 +7,8 @@ similarity.py  pure functions: cosine / dot / euclidean scores, exact top-k, 3Co
 index.py       optional FAISS index behind the same queries
 io/            files: word2vec text/binary, safetensors, .npy, projector TSV, HuggingFace, benchmark files
 evaluate.py    word-pair and analogy benchmarks -> result dataclasses
+scoring.py     each benchmark item scored by one table (pairs' cosines, questions right or wrong), gensim's rules
+intervals.py   seeded bootstrap intervals of benchmark scores; paired comparison of two tables (compare_benchmarks)
 stats.py       Spearman and Pearson correlation (scipy's values), ranks with ties
 frequency.py   corpus-frequency bands (BANDS, band) and splitting rows into them
 analysis.py    norms vs frequency, anisotropy, projections, rotation check

@@ -1,6 +1,7 @@
 """Correlations of two score lists, in float64, equal to scipy.stats' values (the tests compare).
 
     spearman(x, y)   Spearman's rho: Pearson's r of the ranks, ties sharing their mean rank
+    spearman_counts(x, y, counts)   (R,) rho of R resamples given as item counts, in one pass (bootstraps)
     pearson(x, y)    Pearson's r; nan when either input is constant
     ranks(x)         (n,) -> (n,) ranks 1..n, ties given the mean of their ranks
 
@@ -25,6 +26,33 @@ def spearman(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -
     0.948683
     """
     return pearson(ranks(np.asarray(x, dtype=np.float64)), ranks(np.asarray(y, dtype=np.float64)))
+
+
+def spearman_counts(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Spearman's rho of R resamples of the pairs (x_i, y_i), resample r holding pair i `counts[r, i]`
+    times: (n,), (n,), (R, n) -> (R,) float64, each equal to spearman(x.repeat(c), y.repeat(c)); nan
+    where a resample's x or y is constant.
+
+    No resample is sorted: x and y are ranked once, and a value's mean rank in a resample is the
+    count of resampled values below it plus half its own group's count (a cumulative sum over the
+    counts in x's order), so 1000 resamples of SimLex-999 cost a few milliseconds, not a sort each.
+
+    >>> spearman_counts([1, 2, 3], [1, 3, 2], np.array([[1, 1, 1], [2, 1, 0]])).tolist()
+    [0.5, 1.0]
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if counts.ndim != 2 or x.shape != y.shape or counts.shape[1:] != x.shape:
+        raise InvalidValueError(f"need x (n,), y (n,) and counts (R, n); got {x.shape}, {y.shape}, {counts.shape}")
+    middle = (counts.sum(axis=1, keepdims=True) + 1) / 2  # (R, 1) the mean rank of every resample
+    dx, dy = _count_ranks(x, counts) - middle, _count_ranks(y, counts) - middle  # (R, n)
+
+    def weighted(a, b):  # (R, n), (R, n) -> (R,) sum over each resample's values
+        return np.einsum("rn,rn,rn->r", counts, a, b)
+
+    with np.errstate(invalid="ignore"):  # 0 / 0 for a constant resample: nan, as pearson
+        rho = weighted(dx, dy) / np.sqrt(weighted(dx, dx) * weighted(dy, dy))
+    return np.clip(rho, -1.0, 1.0)
 
 
 def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
@@ -58,3 +86,13 @@ def ranks(x: Sequence[float] | np.ndarray) -> np.ndarray:
     result = np.empty(len(x))
     result[order] = ((starts[:-1] + starts[1:] + 1) / 2.0)[group]
     return result
+
+
+def _count_ranks(x: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """(n,), (R, n) counts -> (R, n): the mean rank of x_i among resample r's values (ties averaged)."""
+    _, group = np.unique(x, return_inverse=True)  # (n,) tie group of each item, groups in value order
+    group = group.reshape(-1)
+    ends = np.cumsum(np.bincount(group)) - 1  # (G,) position of each group's last item in value order
+    upto = np.cumsum(counts[:, np.argsort(group, kind="stable")], axis=1)[:, ends]  # (R, G) values <= the group's
+    below = np.concatenate([np.zeros((len(counts), 1)), upto[:, :-1]], axis=1)  # (R, G) values below it
+    return ((below + upto + 1) / 2)[:, group]  # ranks below+1 .. upto, averaged
