@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from rich.cells import cell_len
 
 from embedlab.vectors import Vectors
 from embedlab.vectors.compare import compare_tables
@@ -76,3 +77,48 @@ def test_help_says_what_is_compared(run_cli):
     status, out, _ = run_cli("compare", "--help")
     text = " ".join(out.split())
     assert status == 0 and "Procrustes" in text and "Jaccard@k" in text and "full space" in text
+
+
+@pytest.fixture(scope="module")
+def minilm_slices(minilm_vectors, tmp_path_factory):
+    """MiniLM's first 8,000 rows (most benchmark words are among them) as a.npy, and the same rows
+    drowned in noise three times their norm as noisy.npy."""
+    folder = tmp_path_factory.mktemp("compare")
+    keys, rows = minilm_vectors.index_to_key[:8000], minilm_vectors.vectors[:8000]
+    noise = np.random.default_rng(0).normal(size=rows.shape) * 3 * np.linalg.norm(rows, axis=1, keepdims=True)
+    Vectors(keys, rows.copy()).save(folder / "a.npy")
+    Vectors(keys, (rows + noise / np.sqrt(rows.shape[1])).astype(np.float32)).save(folder / "noisy.npy")
+    return str(folder / "a.npy"), str(folder / "noisy.npy")
+
+
+def test_evaluate_a_table_against_itself_is_no_difference(run_cli, minilm_slices):
+    a, _ = minilm_slices
+    status, out, err = run_cli("compare", a, a, "--evaluate", "--resamples", "200", "--json")
+    assert status == 0, err
+    benchmarks = json.loads(out)["benchmarks"]
+    assert [d["name"] for d in benchmarks] == ["wordsim353", "simlex999", "google"]
+    for d in benchmarks:
+        assert d["difference"] == 0.0 and d["interval"] == [0.0, 0.0] and not d["significant"]
+        assert d["a"] == d["b"] and d["items"] >= 2 and d["resamples"] == 200
+
+
+def test_evaluate_finds_a_noised_table_worse_beyond_noise(run_cli, minilm_slices):
+    a, noisy = minilm_slices
+    status, out, err = run_cli("compare", a, noisy, "--evaluate", "--resamples", "500")
+    assert status == 0, err
+    rows = [line.split("│") for line in out.splitlines() if line.startswith("│ ") and "noise" not in line]
+    verdicts = {cells[1].strip(): cells[-2].strip() for cells in rows if cells[1].strip() in ("wordsim353", "google")}
+    assert verdicts == {"wordsim353": "beyond", "google": "beyond"}, out
+    assert "paired percentile bootstrap, 500 resamples (seed 0)" in " ".join(out.split())
+    # columns on screen, not characters: MiniLM's keys hold zero-width and double-width characters
+    assert max(cell_len(line) for line in out.splitlines()) <= 80
+    status, out, _ = run_cli("compare", a, noisy, "--evaluate", "--resamples", "500", "--json")
+    worse = [d for d in json.loads(out)["benchmarks"] if d["significant"] and d["difference"] < 0]
+    assert worse, out  # noise three times a row's norm wrecks the similarities
+    assert all(d["interval"][1] < 0 for d in worse)
+
+
+def test_evaluate_refuses_too_few_resamples_before_loading(run_cli):
+    status, out, err = run_cli("compare", "no-such-a", "no-such-b", "--evaluate", "--resamples", "5")
+    assert status == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "resamples must be an integer between 100 and" in err

@@ -177,7 +177,11 @@ def compare(
     b: Annotated[str, typer.Argument(help="Table B, compared with A on the keys both hold.")],
     k: Annotated[int, typer.Option("-k", help="Neighbours per key for Jaccard@k (1..100).")] = 10,
     top: Annotated[int, typer.Option("--top", help="Largest movers to list (1..1000).")] = 20,
-    # ---- reserved: --evaluate (issue 16) is added here by a later change; not implemented yet ----
+    evaluate: Annotated[
+        bool, typer.Option("--evaluate", help="Also score both on the benchmarks: is B's difference beyond noise?")
+    ] = False,
+    resamples: Annotated[int, typer.Option("--resamples", help="Paired bootstrap resamples (100 to 100,000).")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the resampling.")] = 0,
     as_json: JsonFlag = False,
 ) -> None:
     """Compare two tables key by key, on the keys both hold.
@@ -188,17 +192,30 @@ def compare(
     that turn, |a R - b| from 0 to 2, and Jaccard@k, the overlap of its k
     nearest shared keys in A and in B, each found in its own table's full
     space. Lists the largest movers, largest displacement first.
+
+    With --evaluate, both tables are scored on WordSim-353, SimLex-999
+    and the Google analogies, on the items both can score, and a paired
+    bootstrap (the same resampled items for both) gives a 95% interval
+    of B - A: a difference whose interval holds 0 is within the noise.
     """
     # (lines kept under 76 characters: the help shows each docstring line break as it is)
     from embedlab.vectors.compare import compare_tables
+    from embedlab.vectors.intervals import CONFIDENCE, check_bootstrap, compare_benchmarks
+
+    if evaluate:
+        check_bootstrap(resamples, CONFIDENCE, seed)  # before the tables load, not after
 
     table_a = _load(a, as_json)
     table_b = table_a if b == a else _load(b, as_json)
     with _working("comparing neighbours", as_json):
         result = compare_tables(table_a, table_b, k=k, top=top)
-    # ---- reserved: --evaluate (issue 16) adds both tables' benchmark scores here ----
+    differences = ()
+    if evaluate:
+        with _working("scoring both on the benchmarks", as_json):
+            differences = compare_benchmarks(table_a, table_b, resamples=resamples, seed=seed)
     if as_json:
-        typer.echo(json.dumps(result.to_dict()))
+        scores = {"benchmarks": [d.to_dict() for d in differences]} if evaluate else {}
+        typer.echo(json.dumps({**result.to_dict(), **scores}))
         return
     console = Console()
     # one sentence, wrapped between words at the console's width (80 columns when piped)
@@ -226,6 +243,26 @@ def compare(
         f"J@{result.k}: overlap of the {result.k} nearest shared keys in A and in B (1 = the same keys)",
         highlight=False,
     )
+    if evaluate:
+        _show_differences(console, differences, resamples, seed)
+
+
+def _show_differences(console: Console, differences, resamples: int, seed: int) -> None:
+    """Both tables' scores on the items both can score, B - A and its paired bootstrap interval."""
+    scores = Table(title="benchmarks, on the items both tables can score")
+    for name, justify in (("benchmark", "left"), ("items", "right"), ("A", "right"), ("B", "right"),
+                          ("B - A", "right"), ("95% interval", "right"), ("noise", "left")):  # fmt: skip
+        scores.add_column(name, justify=justify, no_wrap=True)
+    for d in differences:
+        low, high = d.interval
+        verdict = "beyond" if d.significant else "within"  # does the interval of B - A exclude 0?
+        scores.add_row(d.name, f"{d.items:,}", f"{d.a:.3f}", f"{d.b:.3f}", f"{d.difference:+.3f}",
+                       f"[{low:+.3f}, {high:+.3f}]", verdict)  # fmt: skip
+    console.print(scores)
+    if not differences:
+        console.print("no benchmark has 2 items both tables can score", highlight=False)
+    console.print(f"paired percentile bootstrap, {resamples} resamples (seed {seed}); Spearman for word pairs, "
+                  "accuracy for analogies", highlight=False)  # fmt: skip
 
 
 def export(
