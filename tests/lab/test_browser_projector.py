@@ -53,8 +53,24 @@ def test_a_trained_run_coloured_by_band_in_3d(open_sim, lab_run):
     assert shown == list(run.most_similar("war", topn=10).keys)
 
 
-def test_minilm_offers_no_band_colouring(open_sim):
+def test_minilm_offers_no_band_colouring_nor_moved_before_a_comparison(open_sim):
     page = open_sim("projector")
     options = "os => os.filter((o) => o.disabled).map((o) => o.value)"
-    disabled = page.eval_on_selector_all("#proj-scheme option", options)
-    assert disabled == ["band"]
+    assert page.eval_on_selector_all("#proj-scheme option", options) == ["band", "moved"]
+    page.select_option("#proj-other", "wiki-run")
+    assert page.eval_on_selector_all("#proj-scheme option", options) == ["band"]
+
+
+def test_compare_lists_the_movers_and_colours_the_map_by_them(open_sim):
+    page = open_sim("projector")
+    assert page.eval_on_selector_all("#proj-other option", "os => os.map((o) => o.value)") == ["", "wiki-run"]
+    page.select_option("#proj-other", "wiki-run")
+    page.wait_for_selector("#proj-movers")
+    assert "shared keys (" in page.inner_text("#proj-compare-summary")
+    page.select_option("#proj-scheme", "moved")
+    page.wait_for_function("() => document.querySelector('#proj-map').data[0].name.startsWith('moved')")
+    names = [t["name"] for t in traces(page)]
+    assert names[1].startswith("not in the compared table")
+    first = page.inner_text("#proj-movers tr.clickable td:nth-child(2)")
+    page.click("#proj-movers tr.clickable >> nth=0")
+    page.wait_for_function(f"() => (document.querySelector('#proj-kept')?.innerText ?? '').startsWith(\"'{first}'\")")

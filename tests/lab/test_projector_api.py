@@ -84,3 +84,34 @@ def test_routes_are_documented_and_limits_reach_the_page(client):
         assert paths[f"/api/projector/{path}"]["get"]["description"], path
     limits = client.get("/api/config").json()["limits"]["projector"]
     assert limits["k"] == [1, 100] and limits["dims"] == [2, 3] and limits["schemes"] == ["band", "theme", "norm"]
+
+
+def test_compare_is_the_librarys_comparison(client, minilm_vectors, lab_run):
+    from embedlab.vectors import Vectors
+    from embedlab.vectors.compare import compare_tables
+
+    r = client.get("/api/projector/compare", params={"table": "minilm", "other": "wiki-run", "k": 5, "top": 4})
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    run = Vectors.load(lab_run)
+    run.name = "wiki-run"
+    expected = compare_tables(minilm_vectors, run, k=5, top=4).to_dict()
+    assert [m["key"] for m in answer["movers"]] == [m["key"] for m in expected["movers"]]
+    assert answer["shared"] == expected["shared"] and answer["residual"] == pytest.approx(expected["residual"])
+    moved = array(client.get("/api/projector/displacement", params={"table": "minilm", "other": "wiki-run", "k": 5}))
+    assert moved.shape == (30522,) and moved.dtype == np.float32
+    assert np.isnan(moved).sum() == answer["only_a"]  # a key the run lacks has no displacement
+    top = answer["movers"][0]
+    assert moved[minilm_vectors.index_of(top["key"])] == pytest.approx(top["displacement"], abs=1e-6)
+    assert np.nanmax(moved) == pytest.approx(top["displacement"], abs=1e-6)
+
+
+def test_a_table_compared_with_itself_did_not_move(client):
+    answer = client.get("/api/projector/compare", params={"table": "wiki-run", "other": "wiki-run", "top": 3}).json()
+    assert answer["only_a"] == answer["only_b"] == 0 and answer["mean_jaccard"] == 1.0
+    assert answer["mean_displacement"] < 1e-6 and answer["residual"] < 1e-6  # float32 rows, float64 turn
+
+
+def test_compare_with_an_unknown_table_is_a_404(client):
+    r = client.get("/api/projector/compare", params={"table": "minilm", "other": "nope"})
+    assert r.status_code == 404 and "unknown table 'nope'" in r.json()["error"]

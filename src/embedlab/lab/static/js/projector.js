@@ -1,12 +1,16 @@
 // Projector: every row of a served table as one WebGL scatter (plotly's scattergl, or scatter3d in
 // 3-D). Coordinates and colour values arrive as binary arrays; a key searched or clicked is shown
-// with its nearest rows in the full space and the ranks the map gives them.
+// with its nearest rows in the full space and the ranks the map gives them. Another served table
+// can be compared with the one shown: the largest movers listed, and every row coloured by how far
+// it moved.
 import { count, el, field, fixed, note, number, select, table } from "./dom.js";
 import { config, get, getArray, latest } from "./http.js";
 import { colour, plot } from "./plot.js";
 
 const VIEW = 0.06; // a searched key's 2-D view spans this share of the map's width and height
-const SCHEME_LABELS = { band: "frequency band", theme: "theme", norm: "row norm" };
+const SCHEME_LABELS = { band: "frequency band", theme: "theme", norm: "row norm", moved: "moved (vs compared)" };
+const MOVED = "moved"; // a colouring of the page's own: each row's displacement against the compared table
+const MOVERS = 15; // movers listed
 
 export async function render(root) {
   const [{ tables }, { limits }] = await Promise.all([get("/api/tables"), config()]);
@@ -19,9 +23,17 @@ export async function render(root) {
   }, page.status);
   const search = latest(() => get("/api/projector/focus", focusParams(page)), (focus) => highlight(page, map, focus),
     page.focus);
+  const compared = latest(() => compare(page), (answer) => showComparison(page, answer), page.comparison);
   page.onPoint = (key) => { page.key.value = key; search(); };
+  page.source.addEventListener("change", () => { offerOthers(page, tables); compared(); });
+  page.other.addEventListener("change", () => {
+    page.scheme.querySelector(`option[value="${MOVED}"]`).disabled = !page.other.value;
+    compared();
+    if (page.scheme.value === MOVED) redraw();
+  });
   for (const input of [page.source, page.method, page.dims, page.scheme]) input.addEventListener("change", redraw);
   for (const input of [page.key, page.k]) input.addEventListener("change", search);
+  offerOthers(page, tables);
   await redraw();
 }
 
@@ -30,13 +42,15 @@ function build(root, tables, limits) {
     source: select("proj-table", tables),
     method: select("proj-method", limits.methods, "pca", (m) => m.toUpperCase()),
     dims: select("proj-dims", limits.dims, 2, (d) => `${d}-D`),
-    scheme: select("proj-scheme", limits.schemes, "theme", (s) => SCHEME_LABELS[s] ?? s),
+    scheme: select("proj-scheme", [...limits.schemes, MOVED], "theme", (s) => SCHEME_LABELS[s] ?? s),
+    other: select("proj-other", [""], "", (t) => t || "(none)"),
     key: el("input", { id: "proj-key", value: "", size: 16, maxlength: limits.token, placeholder: "a key" }),
     k: number("proj-k", limits.k, 10),
     status: el("div", { id: "proj-status" }),
     caption: note("", { id: "proj-caption" }),
     map: el("div", { id: "proj-map", class: "plot projector" }),
     focus: el("div", { id: "proj-focus" }),
+    comparison: el("div", { id: "proj-comparison" }),
   };
   root.append(
     el("h2", {}, "Projector"),
@@ -45,7 +59,11 @@ function build(root, tables, limits) {
       "where the map puts them."),
     el("div", { class: "controls" }, field("table", page.source), field("map", page.method), field("view", page.dims),
       field("colour by", page.scheme), field("search", page.key), field("neighbours k", page.k)),
-    page.status, page.caption, page.map, page.focus);
+    page.status, page.caption, page.map, page.focus,
+    el("h3", {}, "Compare with another table"),
+    el("p", {}, "The keys both tables hold, their rows turned onto each other (orthogonal Procrustes): how far " +
+      "each moved, and how many of its k nearest keys it kept (Jaccard@k, each list found in its own table)."),
+    el("div", { class: "controls" }, field("compare with", page.other)), page.comparison);
   return page;
 }
 
@@ -57,13 +75,44 @@ async function load(page) {
   const table = page.source.value;
   const started = performance.now();
   const info = await get("/api/projector/info", { table });
-  offer(page.scheme, info.schemes);
+  offer(page.scheme, page.other.value ? [...info.schemes, MOVED] : info.schemes);
+  const scheme = page.scheme.value;
   const [keys, layout, colours] = await Promise.all([
     keysOf(table),
     getArray("/api/projector/layout", { table, method: page.method.value, dims: page.dims.value }),
-    getArray("/api/projector/colours", { table, by: page.scheme.value }),
+    scheme === MOVED ? getArray("/api/projector/displacement", { table, other: page.other.value, k: page.k.value })
+      : getArray("/api/projector/colours", { table, by: scheme }),
   ]);
-  return { table, info, keys, layout, colours, scheme: page.scheme.value, fetched: performance.now() - started };
+  return { table, info, keys, layout, colours, scheme, fetched: performance.now() - started };
+}
+
+// The tables the shown one can be compared with: every other served table.
+function offerOthers(page, tables) {
+  const before = page.other.value;
+  const others = ["", ...tables.filter((t) => t !== page.source.value)];
+  page.other.replaceChildren(...others.map((t) => el("option", { value: t }, t || "(none)")));
+  page.other.value = others.includes(before) ? before : "";
+}
+
+const compare = (page) => (page.other.value ? get("/api/projector/compare", { table: page.source.value,
+  other: page.other.value, k: page.k.value, top: MOVERS }) : null);
+
+function showComparison(page, c) {
+  if (!c) return;
+  const rows = c.movers.map((m, i) => [i + 1, m.key, fixed(m.displacement), fixed(m.jaccard, 2),
+    m.neighbours_a.slice(0, 4).join(", "), m.neighbours_b.slice(0, 4).join(", ")]);
+  const movers = table(["#", "key", "moved", `Jaccard@${c.k}`, `near in ${c.name_a}`, `near in ${c.name_b}`], rows);
+  movers.id = "proj-movers";
+  for (const [i, tr] of [...movers.querySelectorAll("tr")].slice(1).entries()) {
+    tr.classList.add("clickable");
+    tr.addEventListener("click", () => page.onPoint(c.movers[i].key));
+  }
+  page.comparison.replaceChildren(
+    note(`${count(c.shared)} shared keys (${count(c.only_a)} only in ${c.name_a}, ${count(c.only_b)} only in ` +
+      `${c.name_b}; widths ${c.dim_a} and ${c.dim_b}). After alignment: residual ${fixed(c.residual)}, mean ` +
+      `displacement ${fixed(c.mean_displacement)} (0 = unmoved, 2 = opposite), mean Jaccard@${c.k} ` +
+      `${fixed(c.mean_jaccard)}. The largest movers (click one to find it on the map):`, { id: "proj-compare-summary" }),
+    movers);
 }
 
 const keyCache = new Map(); // table -> its keys (a million keys are worth fetching once)
@@ -84,19 +133,10 @@ async function draw(page, map) {
   const { layout, colours, info, keys } = map;
   const [n, dims] = layout.shape;
   map.dims = dims;
-  const names = info.names[map.scheme];
-  const groups = names ? names.map((_, code) => rowsWhere(colours.values, code)) : [allRows(n)];
-  map.rows = groups.filter((rows) => rows.length > 0);
-  const traces = map.rows.map((rows) => {
-    const code = names ? colours.values[rows[0]] : null;
-    const name = names ? names[code] : SCHEME_LABELS.norm;
-    const faint = names && code === 0 && map.scheme === "theme"; // rows in no theme: the background
-    return points(layout.values, dims, rows, keys, {
-      name: `${name} (${count(rows.length)})`,
-      marker: names ? { color: info.colours[name], size: faint ? 3 : 5, opacity: faint ? 0.5 : 0.9 }
-        : { color: colours.values, colorscale: "Viridis", size: 3, showscale: true, colorbar: { title: { text: "‖row‖" } } },
-    });
-  });
+  const traces = map.scheme in info.names && info.names[map.scheme]
+    ? categorical(map, info.names[map.scheme], info.colours) : continuous(map);
+  map.rows = traces.map((t) => t.rows); // each trace's table rows, for clicks
+  for (const t of traces) delete t.rows;
   await plot(page.map, traces, mapLayout(dims));
   page.map.removeAllListeners?.("plotly_click");
   page.map.on("plotly_click", (event) => {
@@ -111,13 +151,42 @@ async function draw(page, map) {
   Object.assign(page.map.dataset, { points: n, fetchMs: Math.round(map.fetched), drawMs: Math.round(drawn) });
 }
 
-const allRows = (n) => Int32Array.from({ length: n }, (_, i) => i);
+// One trace per code present, coloured as /info says; rows in no theme are the faint background.
+function categorical(map, names, palette) {
+  const { layout, colours, keys } = map;
+  return names.map((name, code) => rowsWhere(colours.values, (c) => c === code)).flatMap((rows, code) => {
+    if (rows.length === 0) return [];
+    const faint = code === 0 && map.scheme === "theme";
+    const marker = { color: palette[names[code]], size: faint ? 3 : 5, opacity: faint ? 0.5 : 0.9 };
+    return [{ ...points(layout.values, layout.shape[1], rows, keys, { name: `${names[code]} (${count(rows.length)})`,
+      marker }), rows }];
+  });
+}
 
-function rowsWhere(codes, code) {
+// Rows with a value coloured on a scale (norm, displacement); rows without one (NaN: a key the
+// compared table lacks) grey.
+function continuous(map) {
+  const { layout, colours, keys } = map;
+  const dims = layout.shape[1];
+  const valued = rowsWhere(colours.values, (v) => !Number.isNaN(v));
+  const missing = rowsWhere(colours.values, (v) => Number.isNaN(v));
+  const title = map.scheme === MOVED ? "moved" : "‖row‖";
+  const values = Float32Array.from(valued, (r) => colours.values[r]);
+  const traces = [{ ...points(layout.values, dims, valued, keys, { name: `${title} (${count(valued.length)})`,
+    marker: { color: values, colorscale: "Viridis", size: 3, showscale: true, colorbar: { title: { text: title } },
+      ...(map.scheme === MOVED ? { cmin: 0, cmax: 2 } : {}) } }), rows: valued }];
+  if (missing.length) {
+    traces.push({ ...points(layout.values, dims, missing, keys, { name: `not in the compared table (${count(missing.length)})`,
+      marker: { color: colour("line"), size: 3, opacity: 0.5 } }), rows: missing });
+  }
+  return traces;
+}
+
+function rowsWhere(values, test) {
   let n = 0;
-  for (const c of codes) if (c === code) n++;
+  for (const v of values) if (test(v)) n++;
   const rows = new Int32Array(n);
-  for (let i = 0, j = 0; i < codes.length; i++) if (codes[i] === code) rows[j++] = i;
+  for (let i = 0, j = 0; i < values.length; i++) if (test(values[i])) rows[j++] = i;
   return rows;
 }
 
