@@ -4,7 +4,7 @@ simulation, and each loads without console errors and answers one interaction.""
 from __future__ import annotations
 
 SIMULATIONS = ["lookup", "size", "recipe", "patches", "tying", "scale", "training", "subwords", "geometry",
-               "gradients", "attention", "context", "arena"]  # fmt: skip
+               "gradients", "attention", "context", "arena", "projector"]  # fmt: skip
 
 
 def test_the_nav_lists_every_simulation(open_sim):

@@ -16,7 +16,7 @@ from embedlab.lab.routes.config import PAGES
 from embedlab.sims.training import LiveRun, RunBusyError
 
 NAV = ["lookup", "size", "recipe", "patches", "tying", "scale", "training", "subwords", "geometry", "gradients",
-       "attention", "context", "arena"]  # fmt: skip
+       "attention", "context", "arena", "projector"]  # fmt: skip
 
 
 def test_every_page_has_its_limits(client):
