@@ -17,7 +17,7 @@ import numpy as np
 from fastapi import APIRouter, Query, Response
 
 from embedlab.lab.deps import MAX_NAME, LabDep, ProjectorDep
-from embedlab.lab.schemas import CompareAnswer, FocusAnswer, Limit, ProjectorInfo
+from embedlab.lab.schemas import CompareAnswer, FocusAnswer, Limit, ProjectorInfo, ProjectorKeys
 from embedlab.sims.projector import DIMS, MAX_ROWS, PALETTE, SCHEMES
 from embedlab.vectors.analysis import PROJECTIONS
 
@@ -38,12 +38,17 @@ Other = Annotated[str, Query(min_length=1, max_length=MAX_NAME, description="the
 Top = Annotated[int, Query(ge=1, le=MAX_MOVERS, description=f"movers listed, 1..{MAX_MOVERS}")]
 
 
-def binary(array: np.ndarray, **headers: str) -> Response:
-    """An array as raw little-endian bytes; its dtype and shape in headers."""
+class Binary(Response):
+    """Raw little-endian array bytes (and nothing else in /openapi.json's description of the route)."""
+
+    media_type = "application/octet-stream"
+
+
+def binary(array: np.ndarray, **headers: str) -> Binary:
+    """An array as raw little-endian bytes; its dtype and shape in the X-Dtype and X-Shape headers."""
     array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
     shape = ",".join(map(str, array.shape))
-    return Response(array.tobytes(), media_type="application/octet-stream",
-                    headers={"X-Dtype": array.dtype.name, "X-Shape": shape, **headers})  # fmt: skip
+    return Binary(array.tobytes(), headers={"X-Dtype": array.dtype.name, "X-Shape": shape, **headers})
 
 
 @router.get("/info", response_model=ProjectorInfo)
@@ -56,23 +61,24 @@ def info(projector: ProjectorDep) -> dict:
             "schemes": list(projector.schemes), "names": names, "colours": PALETTE}  # fmt: skip
 
 
-@router.get("/keys")
+@router.get("/keys", response_model=ProjectorKeys)
 def keys(lab: LabDep, projector: ProjectorDep) -> Response:
-    """Every key, in row order, as one JSON list (serialised once per table)."""
+    """Every key, in row order, as one JSON list (serialised once per table; returned as bytes, so
+    a million keys are not validated again on every request)."""
     name = projector.vectors.name
     body = lab.service(f"projector-keys:{name}", lambda: json.dumps(projector.vectors.index_to_key).encode())
     return Response(body, media_type="application/json")
 
 
-@router.get("/layout", responses={200: {"content": {"application/octet-stream": {}}}})
-def layout(projector: ProjectorDep, method: Method = "pca", dims: Dims = 2) -> Response:
+@router.get("/layout", response_class=Binary)
+def layout(projector: ProjectorDep, method: Method = "pca", dims: Dims = 2) -> Binary:
     """(V, dims) float32 coordinates of every row; the caption says how the map was made."""
     answer = projector.layout(method, dims)
     return binary(answer.coordinates, **{"X-Caption": answer.caption(), "X-Seconds": f"{answer.seconds:.3f}"})
 
 
-@router.get("/colours", responses={200: {"content": {"application/octet-stream": {}}}})
-def colours(projector: ProjectorDep, by: Scheme = "theme") -> Response:
+@router.get("/colours", response_class=Binary)
+def colours(projector: ProjectorDep, by: Scheme = "theme") -> Binary:
     """(V,) each row's colour value: uint8 codes into /info's names (band, theme) or float32 norms."""
     return binary(projector.colours(by).values)
 
@@ -93,8 +99,8 @@ def compare(lab: LabDep, projector: ProjectorDep, other: Other, k: K = 10, top: 
     return {**summary, "movers": summary["movers"][:top]}
 
 
-@router.get("/displacement", responses={200: {"content": {"application/octet-stream": {}}}})
-def displacement(lab: LabDep, projector: ProjectorDep, other: Other, k: K = 10) -> Response:
+@router.get("/displacement", response_class=Binary)
+def displacement(lab: LabDep, projector: ProjectorDep, other: Other, k: K = 10) -> Binary:
     """(V,) float32 how far each row moved against `other` after alignment (0..2); NaN where `other`
     lacks the key."""
     return binary(projector.displacement(lab.table(other), k))

@@ -31,7 +31,14 @@ from embedlab.lab.schemas.inputs import (
     TyingAnswer,
     TyingParameters,
 )
-from embedlab.lab.schemas.projector import CompareAnswer, FocusAnswer, MapNeighbour, Mover, ProjectorInfo
+from embedlab.lab.schemas.projector import (
+    CompareAnswer,
+    FocusAnswer,
+    MapNeighbour,
+    Mover,
+    ProjectorInfo,
+    ProjectorKeys,
+)
 from embedlab.lab.schemas.tables import (
     BatchAnswer,
     LabConfig,
@@ -82,6 +89,7 @@ __all__ = [
     "Mover",
     "MapNeighbour",
     "ProjectorInfo",
+    "ProjectorKeys",
     "Answer",
     "ArenaEvent",
     "ArenaState",

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from pydantic import RootModel
+
 from embedlab.lab.schemas.base import Answer
+
+
+class ProjectorKeys(RootModel[list[str]]):
+    """Every key of the table, in row order (sent as JSON serialised once per table)."""
 
 
 class ProjectorInfo(Answer):
