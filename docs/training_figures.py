@@ -39,8 +39,8 @@ from embedlab.train.corpus import count_words
 from embedlab.train.run import train
 from embedlab.train.word2vec import init_tables
 from embedlab.vectors import Vectors
-from embedlab.vectors.analysis import pca_2d
 from embedlab.vectors.evaluate import benchmark_path, folded_vocab, read_pairs, spearman
+from embedlab.vectors.projection import pca_2d
 
 QUERIES = ["january", "king", "france", "two", "red", "horse"]  # section 1's neighbour table
 FRACTIONS = (0.0, 0.1, 0.5, 1.0)  # the snapshots drawn in section 1, as shares of the run

@@ -12,8 +12,8 @@ from embedlab.errors import InvalidValueError
 from embedlab.sims import projector as projector_module
 from embedlab.sims.projector import Projector
 from embedlab.vectors import Vectors
-from embedlab.vectors.analysis import principal_axes
 from embedlab.vectors.frequency import BANDS, band
+from embedlab.vectors.projection import principal_axes
 
 PCA_FLOAT32 = 2e-4  # float32 coordinates of a float64 PCA, against scikit-learn's float32 SVD
 SHARE = 1e-6  # a share of variance, float64 both ways

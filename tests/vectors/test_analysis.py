@@ -9,19 +9,14 @@ import math
 import numpy as np
 import pytest
 import torch
-from scipy.linalg import orthogonal_procrustes
 
 from embedlab.errors import InvalidValueError
 from embedlab.vectors import Vectors
 from embedlab.vectors.analysis import (
-    align_2d,
     anisotropy,
     dot_decomposition,
     norms_by_frequency,
     pair_geometry,
-    project_2d,
-    project_frame,
-    random_orthogonal,
     rotation_check,
     unit_distance_identity,
 )
@@ -29,7 +24,6 @@ from embedlab.vectors.frequency import BANDS
 
 FLOAT32_ROUNDING = 1e-5  # a cosine, dot or norm of 384 float32 terms, computed two ways
 EXACT = 1e-12  # float64 arithmetic on a handful of terms
-SAME = 1e-9  # float64 coordinates of the same picture reached by different routes
 MEAN_COSINE_NOISE = 0.02  # 10 000 pairs of isotropic 64-d rows: std of the mean cosine is 1/8/100
 
 
@@ -207,120 +201,3 @@ def test_rotation_check_bad_inputs():
         rotation_check(Vectors(["a"], np.ones((1, 4))))
     with pytest.raises(InvalidValueError, match="k must be between 1 and 9; got 10"):
         rotation_check(_gaussian(10, 4), k=10)
-
-
-# ---- projections -----------------------------------------------------------------------------------
-
-
-def test_pca_matches_numpy_svd():
-    rng = np.random.default_rng(0)
-    matrix = (rng.normal(size=(300, 16)) * np.linspace(3, 0.1, 16)).astype(np.float32)
-    result = project_2d(matrix)
-    centred = matrix.astype(np.float64) - matrix.mean(axis=0)
-    u, s, vt = np.linalg.svd(centred, full_matrices=False)
-    np.testing.assert_allclose(result.explained_variance_ratio, (s[:2] ** 2) / (s**2).sum(), atol=1e-9)
-    reference = u[:, :2] * s[:2]
-    signs = np.sign(np.sum(result.coordinates * reference, axis=0))  # components agree up to sign
-    np.testing.assert_allclose(result.coordinates, reference * signs, atol=1e-4)
-    loadings = vt[:2] * signs[:, None]  # the chosen sign: each axis's largest loading is positive
-    assert (loadings[np.arange(2), np.abs(loadings).argmax(axis=1)] > 0).all()
-    assert result.coordinates.dtype == np.float32 and result.keys[:2] == ("0", "1")
-    assert np.array_equal(project_2d(matrix).coordinates, result.coordinates)
-
-
-def test_projection_says_how_it_was_made():
-    rng = np.random.default_rng(1)
-    matrix = rng.normal(size=(40, 8))
-    matrix[:5] *= 100  # a few long rows: raw PCA follows them, PCA of unit rows does not
-    raw, unit = project_2d(matrix), project_2d(matrix, normalize=True)
-    assert (raw.n_points, raw.centred, raw.normalised) == (40, True, False)
-    assert (unit.n_points, unit.centred, unit.normalised) == (40, True, True)
-    directions = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
-    centred = directions - directions.mean(axis=0)
-    _, s, _ = np.linalg.svd(centred, full_matrices=False)
-    np.testing.assert_allclose(unit.explained_variance_ratio, (s[:2] ** 2) / (s**2).sum(), atol=1e-9)
-    assert raw.explained_variance_ratio[0] > 2 * unit.explained_variance_ratio[0]  # the long rows dominated
-    first, second = (round(100 * r) for r in unit.explained_variance_ratio)
-    assert unit.caption() == f"PCA of 40 rows, centred, normalised; axes explain {first}% and {second}% of variance"
-    assert raw.caption().startswith("PCA of 40 rows, centred, not normalised; ")
-    d = json.loads(json.dumps(unit.to_dict()))
-    assert (d["n_points"], d["centred"], d["normalised"]) == (40, True, True) and len(d["coordinates"]) == 40
-
-
-def test_pca_on_minilm_keys(minilm):
-    keys = ["king", "queen", "man", "woman", "paris", "london"]
-    result = project_2d(minilm, keys)
-    assert result.keys == tuple(keys) and result.coordinates.shape == (6, 2)
-    assert len(result.to_dict()["coordinates"]) == 6
-
-
-def test_project_2d_bad_inputs(minilm):
-    with pytest.raises(InvalidValueError, match="method must be one of pca, umap; got 'tsne'"):
-        project_2d(minilm, ["king"], method="tsne")
-    with pytest.raises(KeyError, match="kingg"):
-        project_2d(minilm, ["king", "kingg"])
-    with pytest.raises(InvalidValueError, match="at least 2 rows"):
-        project_2d(np.ones((1, 4)))
-    with pytest.raises(InvalidValueError, match="n keys"):
-        project_2d(np.ones((3, 4)), keys=["a"])
-
-
-@pytest.mark.filterwarnings("ignore:n_jobs value")  # umap notes that a seed makes it single-threaded
-def test_umap_keeps_two_clusters_apart():
-    pytest.importorskip("umap")
-    rng = np.random.default_rng(0)
-    centres = np.zeros((2, 16))
-    centres[1, 0] = 20.0
-    labels = np.repeat([0, 1], 100)
-    matrix = (centres[labels] + rng.normal(size=(200, 16))).astype(np.float32)
-    result = project_2d(matrix, method="umap", seed=0, n_neighbors=10)
-    xy = result.coordinates
-    assert xy.shape == (200, 2) and np.isfinite(xy).all() and result.explained_variance_ratio is None
-    assert not result.centred and result.caption() == "UMAP of 200 rows, not centred, not normalised"
-    a, b = xy[labels == 0], xy[labels == 1]
-    gap = np.linalg.norm(a.mean(axis=0) - b.mean(axis=0))
-    spread = max(np.linalg.norm(a - a.mean(axis=0), axis=1).max(), np.linalg.norm(b - b.mean(axis=0), axis=1).max())
-    assert gap > 2 * spread  # the two blobs stay apart: every point is nearer its own centre
-
-
-# ----- maps frame by frame: project_frame and align_2d ----------------------------------------
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_align_2d_is_orthogonal_procrustes(seed):
-    rng = np.random.default_rng(seed)
-    points, reference = rng.normal(size=(30, 2)), rng.normal(size=(30, 2))
-    turn, _ = orthogonal_procrustes(points, reference)
-    np.testing.assert_allclose(align_2d(points, reference), points @ turn, atol=SAME)
-
-
-@pytest.mark.parametrize(
-    "change", [np.diag([-1.0, 1.0]), np.diag([1.0, -1.0]), -np.eye(2), np.array([[0.0, 1.0], [1.0, 0.0]])]
-)
-def test_align_2d_undoes_a_flip_or_an_axis_swap(change):
-    points = np.random.default_rng(0).normal(size=(30, 2))
-    np.testing.assert_allclose(align_2d(points @ change, points), points, atol=SAME)
-
-
-@pytest.mark.parametrize("dim", [2, 8, 100])
-def test_a_rotated_frame_maps_to_the_same_picture(dim):
-    rows = np.random.default_rng(dim).normal(size=(30, dim)) * np.linspace(3, 1, dim)  # distinct variances
-    first, variance = project_frame(rows)
-    for seed in range(4):  # a few rotations, some of them mirror the PCA axes
-        rotated = rows @ random_orthogonal(dim, seed).numpy()
-        again, again_variance = project_frame(rotated, previous=first)
-        np.testing.assert_allclose(again, first, atol=1e-8)
-        assert again_variance == pytest.approx(variance, rel=1e-9)
-
-
-def test_signs_do_not_flip_along_a_slow_run():
-    rng = np.random.default_rng(7)
-    rows = rng.normal(size=(30, 8))
-    previous, _ = project_frame(rows)
-    for _ in range(50):  # small steps: each picture must stay near the one before
-        rows = rows + 0.02 * rng.normal(size=rows.shape)
-        current, _ = project_frame(rows, previous)
-        unaligned, _ = project_frame(rows)
-        assert np.abs(current - previous).max() < 0.5 < np.abs(current + previous).max()
-        np.testing.assert_allclose(np.linalg.norm(current, axis=1), np.linalg.norm(unaligned, axis=1), atol=SAME)
-        previous = current

@@ -15,7 +15,7 @@ A word of several pieces is pooled over them: "mean" (the default) averages its 
 "first" takes its first piece, as BERT's token-classification heads do.
 
 The map puts every real token of every sentence at each layer on that layer's first two principal
-axes, each layer turned to line up with the one before (vectors.analysis.project_frame), so a slider
+axes, each layer turned to line up with the one before (vectors.projection.project_frame), so a slider
 over layers moves points only as far as the vectors move.
 """
 
@@ -32,7 +32,7 @@ import torch.nn.functional as F
 from embedlab.errors import InvalidValueError, check_choice, check_int
 from embedlab.models.encoder import Batch, Encoder, EncoderOutput
 from embedlab.vectors import Vectors
-from embedlab.vectors.analysis import project_frame
+from embedlab.vectors.projection import project_frame
 
 POOLINGS = ("mean", "first")
 MIN_TEXTS, MAX_TEXTS = 2, 4  # the lab page's limits; the command line takes any number from 2

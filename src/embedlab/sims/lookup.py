@@ -24,7 +24,7 @@ from embedlab.data.themes import THEMES, pick_themes
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.scratch import one_hot
 from embedlab.tokenizer.bytes import word_key
-from embedlab.vectors.analysis import Projection, project_2d
+from embedlab.vectors.projection import Projection, project_2d
 from embedlab.vectors.table import Vectors
 
 CHOSEN = "chosen"  # the theme of a looked-up word that is in none of the groups shown

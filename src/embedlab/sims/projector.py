@@ -10,7 +10,7 @@
     projector.displacement(other)                  # (V,) how far each row moved; NaN if unshared
 
 PCA (the default) centres the rows and projects them on the table's first three principal axes
-(vectors.analysis.principal_axes: the covariance is summed over chunks, so a million rows need no
+(vectors.projection.principal_axes: the covariance is summed over chunks, so a million rows need no
 float64 copy); the 2-D map is the 3-D one's first two axes, so switching keeps the picture. UMAP
 (pip install umap-learn) is fitted on a seeded sample of UMAP_SAMPLE rows, and every row is then
 placed with the fitted model (umap's transform), rather than showing only the sample as the
@@ -33,9 +33,9 @@ import numpy as np
 from embedlab.data.themes import COLOURS, OTHER, THEMES
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
 from embedlab.sims.lookup import resolve_key, themed_keys
-from embedlab.vectors.analysis import PROJECTIONS, principal_axes
 from embedlab.vectors.compare import MAX_TOP, TableComparison, compare_tables
 from embedlab.vectors.frequency import BANDS, band_rows
+from embedlab.vectors.projection import PROJECTIONS, principal_axes
 from embedlab.vectors.table import Vectors
 
 MAX_ROWS = 1_000_000  # rows a map may hold: a million float32 points in 3-D is 12 MB to send

@@ -45,7 +45,7 @@ from embedlab.data.themes import pick_themes, theme_of
 from embedlab.errors import EmbedlabError, InvalidValueError, check_int, unknown_name
 from embedlab.train.config import RunConfig
 from embedlab.train.run import Progress, train
-from embedlab.vectors.analysis import project_frame
+from embedlab.vectors.projection import project_frame
 
 log = logging.getLogger("embedlab")
 

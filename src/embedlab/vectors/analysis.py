@@ -7,15 +7,9 @@
     unit_distance_identity(vectors)       ‖a − b‖² = 2 − 2 a·b on unit rows, to float32 rounding
     rotation_check(vectors)               E R (R orthogonal) keeps every cosine, dot, norm, neighbour;
                                           a diagonal scaling does not
-    project_2d(vectors, method="pca")     (n, 2) coordinates for a plot: PCA (torch) or UMAP
-    principal_axes(matrix, 3)             a whole table's first principal axes, from its (D, D)
-                                          covariance summed over chunks (a million rows, no copy)
-    project_frame(rows, previous)         (W, 2) PCA coordinates turned to line up with the frame
-                                          before (align_2d): maps that move only as the rows move
 
 Every function is pure (nothing mutates the table); each measurement returns a frozen dataclass whose
-`to_dict()` is plain JSON (NaN becomes None). The module passes 300 lines because each of its six
-measurements is a small function plus the dataclass it returns; none shares code with another.
+`to_dict()` is plain JSON (NaN becomes None). Projections for plots live in `projection.py`.
 """
 
 from __future__ import annotations
@@ -27,15 +21,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import torch
 
-from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
+from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import json_safe
 from embedlab.vectors import similarity as sim
-from embedlab.vectors.compare import orthogonal_procrustes
 from embedlab.vectors.frequency import BANDS, band_rows
 from embedlab.vectors.stats import spearman  # Pearson of average ranks, float64; NaN if constant
 from embedlab.vectors.table import Vectors
-
-PROJECTIONS = ("pca", "umap")
 
 
 class _Result:
@@ -258,152 +249,3 @@ def _same_neighbours(a: torch.Tensor, b: torch.Tensor, rows: torch.Tensor, k: in
         return [frozenset(r) for r in idx.tolist()]
 
     return sum(x == y for x, y in zip(top(a), top(b), strict=True)) / len(rows)
-
-
-# ---- projections -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, eq=False)
-class Projection(_Result):
-    method: str
-    keys: tuple[str, ...]  # one per row of `coordinates`
-    coordinates: np.ndarray  # (n, 2) float32
-    explained_variance_ratio: tuple[float, float] | None  # PCA only: share of variance per axis
-    n_points: int  # rows projected (= len(keys)): a map of 30 rows is not a map of the table
-    centred: bool  # the mean row was subtracted first (PCA always; UMAP never)
-    normalised: bool  # rows were scaled to unit length first, so only directions count
-
-    def caption(self) -> str:
-        """How the map was made, in one line:
-        'PCA of 27 rows, centred, not normalised; axes explain 18% and 11% of variance'."""
-        text = (f"{self.method.upper()} of {self.n_points} rows, {'' if self.centred else 'not '}centred, "
-                f"{'' if self.normalised else 'not '}normalised")  # fmt: skip
-        if self.explained_variance_ratio is None:
-            return text
-        first, second = (round(100 * r) for r in self.explained_variance_ratio)
-        return f"{text}; axes explain {first}% and {second}% of variance"
-
-
-def project_2d(
-    data: Vectors | np.ndarray | torch.Tensor,
-    keys: Sequence[str] | None = None,
-    method: str = "pca",
-    seed: int = 0,
-    n_neighbors: int = 15,
-    normalize: bool = False,
-) -> Projection:
-    """(n, D) -> (n, 2) coordinates by PCA (deterministic signs) or UMAP (pip install umap-learn).
-
-    With a `Vectors`, `keys` choose the rows (all by default); with a matrix, they name its rows
-    ("0", "1", ... by default). `normalize` scales every row to unit length before projecting,
-    so long rows (frequent tokens) do not dominate the axes. `n_neighbors` is UMAP's
-    neighbourhood size, fixed by `seed`.
-    """
-    check_choice("method", method, PROJECTIONS)
-    if isinstance(data, Vectors):
-        keys = data.index_to_key if keys is None else list(keys)
-        matrix = data.table[[data.index_of(key) for key in keys]]
-    else:
-        matrix = sim.as_tensor(data)
-        keys = [str(i) for i in range(matrix.shape[0])] if keys is None else list(keys)
-        if matrix.ndim != 2 or len(keys) != matrix.shape[0]:
-            raise InvalidValueError(f"need an (n, D) matrix and n keys; got {tuple(matrix.shape)} and {len(keys)}")
-    n, D = matrix.shape
-    if n < 2 or D < 2:
-        raise InvalidValueError(f"a 2-D projection needs at least 2 rows of width >= 2; got ({n}, {D})")
-    if normalize:
-        matrix = sim.unit_rows(matrix.double())  # (n, D); a zero row stays zero
-    if method == "pca":
-        coordinates, ratio = pca_2d(matrix)
-        return Projection("pca", tuple(keys), coordinates.float().numpy(), ratio, n, True, normalize)
-    n_neighbors = check_int("n_neighbors", n_neighbors, low=2, high=n - 1)
-    try:
-        import umap
-    except ImportError:
-        raise MissingDataError("UMAP projections need umap-learn: pip install umap-learn") from None
-    reducer = umap.UMAP(n_components=2, n_neighbors=n_neighbors, random_state=check_int("seed", seed))
-    coordinates = reducer.fit_transform(matrix.float().cpu().numpy()).astype(np.float32)
-    return Projection("umap", tuple(keys), coordinates, None, n, False, normalize)
-
-
-def pca_2d(matrix: torch.Tensor) -> tuple[torch.Tensor, tuple[float, float]]:
-    """(n, D) -> (n, 2) float64 scores on the first two principal axes, and their shares of variance.
-
-    Each axis's sign is fixed so that its largest-magnitude loading is positive: the same input
-    always gives the same picture.
-    """
-    centred = matrix.double() - matrix.double().mean(dim=0)  # (n, D)
-    _, singular, vt = torch.linalg.svd(centred, full_matrices=False)  # vt (min(n, D), D)
-    axes = vt[:2]  # (2, D)
-    largest = axes.gather(1, axes.abs().argmax(dim=1, keepdim=True))  # (2, 1)
-    axes = axes * torch.where(largest < 0, -1.0, 1.0)
-    variance = singular.square()
-    ratio = (variance[:2] / variance.sum()).tolist() if variance.sum() > 0 else [0.0, 0.0]
-    return centred @ axes.T, (ratio[0], ratio[1])
-
-
-@dataclass(frozen=True, eq=False)
-class PrincipalAxes:
-    mean: np.ndarray  # (D,) float64, the mean row
-    axes: np.ndarray  # (components, D) float64, unit length, orthogonal, largest variance first
-    explained_variance_ratio: tuple[float, ...]  # each axis's share of the total variance
-
-    def project(self, matrix: np.ndarray, chunk: int = 65_536) -> np.ndarray:
-        """(V, D) -> (V, components) float32 coordinates of the centred rows, chunk by chunk."""
-        out = np.empty((len(matrix), len(self.axes)), dtype=np.float32)
-        for start in range(0, len(matrix), chunk):
-            block = np.asarray(matrix[start : start + chunk], dtype=np.float64) - self.mean
-            out[start : start + chunk] = block @ self.axes.T
-        return out
-
-
-def principal_axes(matrix: np.ndarray, components: int = 2, chunk: int = 65_536) -> PrincipalAxes:
-    """(V, D) rows -> their mean (D,) and first `components` principal axes (components, D) float64,
-    with each axis's share of the variance; the signs as pca_2d's (largest loading positive).
-
-    The (D, D) covariance is summed chunk by chunk in float64, so V can be a million rows: pca_2d's
-    SVD of the centred (V, D) matrix would copy it whole in float64. Projecting is then
-    (matrix - mean) @ axes.T, (V, components).
-
-    >>> axes = principal_axes(np.array([[0.0, 0.0], [2.0, 0.1], [4.0, 0.0]]), 1)
-    >>> axes.axes.round(3).tolist(), round(axes.explained_variance_ratio[0], 4)
-    ([[1.0, 0.0]], 0.9992)
-    """
-    V, D = matrix.shape
-    components = check_int("components", components, low=1, high=D)
-    chunk = check_int("chunk", chunk, low=1)
-    total, gram = np.zeros(D), np.zeros((D, D))
-    for start in range(0, V, chunk):
-        block = np.asarray(matrix[start : start + chunk], dtype=np.float64)  # (c, D)
-        total += block.sum(axis=0)
-        gram += block.T @ block
-    mean = total / V
-    covariance = gram / V - np.outer(mean, mean)  # (D, D), E[x xᵀ] − μ μᵀ
-    values, vectors = np.linalg.eigh(covariance)  # ascending
-    order = np.argsort(values)[::-1][:components]
-    axes = vectors[:, order].T  # (components, D)
-    largest = np.take_along_axis(axes, np.abs(axes).argmax(axis=1, keepdims=True), axis=1)
-    axes = axes * np.where(largest < 0, -1.0, 1.0)
-    variance = np.clip(values, 0.0, None)
-    shares = variance[order] / variance.sum() if variance.sum() > 0 else np.zeros(components)
-    return PrincipalAxes(mean, axes, tuple(float(x) for x in shares))
-
-
-def align_2d(points: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """(W, 2) -> (W, 2): `points` turned by the 2 × 2 orthogonal matrix (rotation or reflection) that
-    brings them closest to `reference` (W, 2) in least squares. Both are taken as centred.
-
-    Orthogonal Procrustes (compare.orthogonal_procrustes): with pointsᵀ reference = U S Vᵀ the best
-    turn is U Vᵀ. A mirrored copy comes back unmirrored: align_2d(p * [-1, 1], p) == p.
-    """
-    turn = orthogonal_procrustes(sim.as_tensor(points, torch.float64), sim.as_tensor(reference, torch.float64))
-    return points @ turn.numpy()  # (2, 2)
-
-
-def project_frame(rows: np.ndarray, previous: np.ndarray | None = None) -> tuple[np.ndarray, tuple[float, float]]:
-    """(W, D) rows -> (W, 2) float64 coordinates on their own first two principal axes (rows centred,
-    not normalised), turned to line up with `previous` (W, 2) when given; and the two axes' shares
-    of the variance."""
-    coordinates, variance = pca_2d(torch.from_numpy(np.asarray(rows, dtype=np.float64)))
-    coordinates = coordinates.numpy()
-    return (coordinates if previous is None else align_2d(coordinates, previous)), variance

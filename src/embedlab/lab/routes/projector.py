@@ -19,7 +19,7 @@ from fastapi import APIRouter, Query, Response
 from embedlab.lab.deps import MAX_NAME, LabDep, ProjectorDep
 from embedlab.lab.schemas import CompareAnswer, FocusAnswer, Limit, ProjectorInfo, ProjectorKeys
 from embedlab.sims.projector import DIMS, MAX_ROWS, PALETTE, SCHEMES
-from embedlab.vectors.analysis import PROJECTIONS
+from embedlab.vectors.projection import PROJECTIONS
 
 router = APIRouter(prefix="/api/projector", tags=["projector"])
 
