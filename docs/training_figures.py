@@ -31,6 +31,7 @@ import numpy as np
 import torch
 from safetensors import safe_open
 
+from embedlab.data.benchmarks import benchmark_path
 from embedlab.data.corpora import open_corpus
 from embedlab.data.themes import COLOURS, THEMES
 from embedlab.models.lm import LMConfig, TinyLM
@@ -39,8 +40,10 @@ from embedlab.train.corpus import count_words
 from embedlab.train.run import train
 from embedlab.train.word2vec import init_tables
 from embedlab.vectors import Vectors
-from embedlab.vectors.evaluate import benchmark_path, folded_vocab, read_pairs, spearman
+from embedlab.vectors.io.benchmarks import read_pairs
 from embedlab.vectors.projection import pca_2d
+from embedlab.vectors.scoring import folded_vocab
+from embedlab.vectors.stats import spearman
 
 QUERIES = ["january", "king", "france", "two", "red", "horse"]  # section 1's neighbour table
 FRACTIONS = (0.0, 0.1, 0.5, 1.0)  # the snapshots drawn in section 1, as shares of the run
