@@ -208,6 +208,7 @@ function mapLayout(dims) {
 
 // Mark the key and its true neighbours, fly to it, and list what the map did to them.
 async function highlight(page, map, focus) {
+  if (!map || map.table !== focus.table) return; // the map it belongs to is not drawn (yet); redraw searches again
   const { layout, dims, keys } = map;
   const base = map.rows.length;
   const extra = page.map.data.length - base;
