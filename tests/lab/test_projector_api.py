@@ -42,9 +42,11 @@ def test_layout_and_colours_are_the_librarys_arrays(client, minilm_vectors):
 
 
 def test_keys_come_in_row_order(client, minilm_vectors, lab_run):
+    from embedlab.vectors import Vectors
+
     assert client.get("/api/projector/keys", params={"table": "minilm"}).json() == minilm_vectors.index_to_key
     run = client.get("/api/projector/keys", params={"table": "wiki-run"}).json()
-    assert run[:3] == ["the", ",", "."] or len(run) > 100  # frequency order; the run's own keys
+    assert run == Vectors.load(lab_run).index_to_key
 
 
 def test_focus_is_the_tables_neighbours_with_their_map_ranks(client, minilm_vectors):
@@ -55,9 +57,12 @@ def test_focus_is_the_tables_neighbours_with_their_map_ranks(client, minilm_vect
     assert (r["method"], r["dims"], r["count"]) == ("pca", 2, None)
 
 
-def test_a_run_has_counts_and_byte_level_words_resolve(client, lab_run):
+def test_a_runs_key_comes_with_its_corpus_count(client, lab_run):
+    from embedlab.vectors import Vectors
+
+    run = Vectors.load(lab_run)
     r = client.get("/api/projector/focus", params={"table": "wiki-run", "key": "war", "k": 3}).json()
-    assert r["key"] == "war" and r["count"] >= 5
+    assert r["key"] == "war" and r["count"] == int(run.counts[run.index_of("war")]) >= 5
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 from gensim.models import KeyedVectors
 
+from embedlab.data.benchmarks import benchmark_path
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, UnknownNameError
 from embedlab.vectors import Vectors
 from embedlab.vectors import evaluate as ev
+from embedlab.vectors.scoring import folded_vocab
+from embedlab.vectors.table import ANALOGY_METHODS
 
 # gensim's cosines are float32 (sdot of float32 unit vectors), ours float64 from the same rows: each
 # differs by up to ~6e-8, which moves Pearson's r by a few 1e-9 (measured: 4e-9 on WordSim-353)
@@ -61,7 +64,7 @@ def _subset(path, out, per_section: int):
 
 @pytest.fixture(scope="module")
 def google_subset(tmp_path_factory):
-    return _subset(ev.benchmark_path("google"), tmp_path_factory.mktemp("google") / "q.txt", QUESTIONS_PER_SECTION)
+    return _subset(benchmark_path("google"), tmp_path_factory.mktemp("google") / "q.txt", QUESTIONS_PER_SECTION)
 
 
 def _gensim_sections(sections) -> list[tuple[str, int, int]]:
@@ -93,7 +96,7 @@ PAIR_OPTIONS = [
 @pytest.mark.parametrize("benchmark", ["wordsim353", "simlex999"])
 def test_word_pairs_equal_gensim(minilm, minilm_kv, benchmark, options):
     ours = ev.evaluate_word_pairs(minilm, benchmark, **options)
-    pearson, spearman, oov_ratio = minilm_kv.evaluate_word_pairs(str(ev.benchmark_path(benchmark)), **options)
+    pearson, spearman, oov_ratio = minilm_kv.evaluate_word_pairs(str(benchmark_path(benchmark)), **options)
     assert ours.name == benchmark and ours.pairs > 0
     assert ours.spearman == pytest.approx(spearman.statistic, abs=SPEARMAN_TOL)
     assert ours.pearson == pytest.approx(pearson.statistic, abs=PEARSON_TOL)
@@ -120,8 +123,8 @@ def test_word_pairs_first_case_variant_wins(tmp_path):
     with pytest.raises(InvalidValueError, match="delimiter"):
         ev.evaluate_word_pairs(vectors, pairs, delimiter="")
     # "APPLE" is row 0 ("Apple"), not row 1: the first case variant stands for all
-    assert ev.folded_vocab(vectors.index_to_key, 100)["APPLE"] == 0
-    assert ev.folded_vocab(vectors.index_to_key, 100, case_insensitive=False)["apple"] == 1
+    assert folded_vocab(vectors.index_to_key, 100)["APPLE"] == 0
+    assert folded_vocab(vectors.index_to_key, 100, case_insensitive=False)["apple"] == 1
 
 
 # ---- analogies -----------------------------------------------------------------------------------
@@ -144,9 +147,9 @@ def test_analogies_equal_gensim(minilm, minilm_kv, google_subset, options, caplo
 def test_3cosmul_equals_gensim_cosmul_with_the_same_rule(minilm, minilm_kv, tmp_path):
     # gensim's evaluate_word_analogies has no 3CosMul (it always calls most_similar), so the oracle
     # is its loop with most_similar_cosmul in place of most_similar
-    path = _subset(ev.benchmark_path("google"), tmp_path / "q.txt", per_section=8)
+    path = _subset(benchmark_path("google"), tmp_path / "q.txt", per_section=8)
     ours = ev.evaluate_word_analogies(minilm, path, method="3cosmul")
-    vocab = ev.folded_vocab(minilm.index_to_key, 300_000)
+    vocab = folded_vocab(minilm.index_to_key, 300_000)
     expected, section = [], None
     original, minilm_kv.key_to_index = minilm_kv.key_to_index, vocab
     try:
@@ -215,7 +218,7 @@ def test_synthetic_analogies_all_correct(tmp_path):
     path = tmp_path / "synthetic.txt"
     path.write_text("\n".join(lines) + "\n")
     vectors = Vectors(keys, table)
-    for method in ev.ANALOGY_METHODS:
+    for method in ANALOGY_METHODS:
         result = ev.evaluate_word_analogies(vectors, path, method=method, batch_size=7)
         assert result.accuracy == 1.0 and result.total.total == result.questions == 3 * entities * (entities - 1)
         assert result.oov == 0 and [s.accuracy for s in result.sections] == [1.0, 1.0, 1.0]
@@ -273,7 +276,7 @@ def test_analogy_interval_holds_the_accuracy_and_follows_the_seed(minilm, google
 
 
 def test_interval_narrows_as_pairs_are_added(minilm, tmp_path):
-    lines = [line for line in ev.benchmark_path("wordsim353").read_text().splitlines() if not line.startswith("#")]
+    lines = [line for line in benchmark_path("wordsim353").read_text().splitlines() if not line.startswith("#")]
     first = tmp_path / "wordsim-first-60.tsv"
     first.write_text("\n".join(lines[:60]) + "\n")
     few, all_pairs = ev.evaluate_word_pairs(minilm, first), ev.evaluate_word_pairs(minilm, "wordsim353")
@@ -300,7 +303,7 @@ def test_evaluate_all_passes_the_bootstrap_settings(minilm):
 
 def test_unknown_benchmark_and_missing_file(minilm, tmp_path):
     with pytest.raises(UnknownNameError, match="unknown benchmark 'wordsim'; known: google, simlex999"):
-        ev.benchmark_path("wordsim")
+        benchmark_path("wordsim")
     missing = tmp_path / "nope.tsv"
     with pytest.raises(MissingDataError, match="nope.tsv"):
         ev.evaluate_word_pairs(minilm, missing)
@@ -312,7 +315,7 @@ def test_gensim_missing(monkeypatch):
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "gensim" else find_spec(name, *a))
     with pytest.raises(MissingDataError, match="pip install gensim"):
-        ev.benchmark_path("google")
+        benchmark_path("google")
 
 
 def test_nothing_usable_names_the_file(minilm, tmp_path):

@@ -180,7 +180,9 @@ def compare(
     evaluate: Annotated[
         bool, typer.Option("--evaluate", help="Also score both on the benchmarks: is B's difference beyond noise?")
     ] = False,
-    resamples: Annotated[int, typer.Option("--resamples", help="Paired bootstrap resamples (100 to 100,000).")] = 1000,
+    resamples: Annotated[
+        int, typer.Option("--resamples", help="Paired bootstrap resamples (100 to 100,000).")
+    ] = RESAMPLES,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the resampling.")] = 0,
     as_json: JsonFlag = False,
 ) -> None:
@@ -200,7 +202,7 @@ def compare(
     """
     # (lines kept under 76 characters: the help shows each docstring line break as it is)
     from embedlab.vectors.compare import compare_tables
-    from embedlab.vectors.intervals import CONFIDENCE, check_bootstrap, compare_benchmarks
+    from embedlab.vectors.intervals import compare_benchmarks
 
     if evaluate:
         check_bootstrap(resamples, CONFIDENCE, seed)  # before the tables load, not after

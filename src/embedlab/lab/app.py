@@ -17,7 +17,6 @@ to the server log, never to the client). Routes reach the Lab and its services t
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from importlib.resources import files
@@ -35,6 +34,7 @@ from embedlab.data.models import MODELS
 from embedlab.errors import EmbedlabError, MissingDataError, UnknownNameError, unknown_name
 from embedlab.files import cache_dir
 from embedlab.models.pipeline import Pipeline
+from embedlab.sims.once import MadeOnce
 from embedlab.sims.training import RunBusyError
 from embedlab.vectors import Vectors
 
@@ -60,9 +60,7 @@ class Lab:
                     f"table {source!r} is neither a built-in table ({', '.join(MODELS)}) nor a path"
                 )
             self.paths[name] = source
-        self._services: dict[str, Any] = {}  # "table:NAME" -> Vectors, or a simulation's service
-        self._locks: dict[str, threading.Lock] = {}
-        self._lock = threading.Lock()  # guards _locks
+        self._services = MadeOnce()  # "table:NAME" -> Vectors, or a simulation's service
 
     @property
     def names(self) -> list[str]:
@@ -89,15 +87,10 @@ class Lab:
     def service(self, name: str, factory: Callable[[], Any]) -> Any:
         """The object registered as `name`, made by `factory()` the first time it is asked for.
 
-        One lock per name: a slow factory (training a vocabulary) holds up only the requests
-        that wait for the same thing.
+        One lock per name (sims.once.MadeOnce): a slow factory (training a vocabulary) holds up only
+        the requests that wait for the same thing.
         """
-        with self._lock:
-            lock = self._locks.setdefault(name, threading.Lock())
-        with lock:
-            if name not in self._services:
-                self._services[name] = factory()
-            return self._services[name]
+        return self._services.get(name, factory)
 
     def close(self) -> None:
         """Stop what the services run in the background (a service with a close() method)."""

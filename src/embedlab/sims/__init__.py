@@ -15,5 +15,6 @@ gradients.py   which rows a batch's gradient touches; optimizers' moves; a run's
 attention.py   layer 0's q·k with and without 1/√d_k on a real model's input embeddings
 context.py     one word in several sentences, followed through every layer of a real encoder
 arena.py       a real race's results, or a quick race run in the background while the page watches
+once.py        MadeOnce: things made once per name, one lock per name (lab services, a projector's maps)
 projector.py   every row of a table on one map (PCA or UMAP), colourings, a key's neighbours and their distortion
 """

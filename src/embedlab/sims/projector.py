@@ -24,7 +24,6 @@ map (1 = the closest point).
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass
 
@@ -33,6 +32,7 @@ import numpy as np
 from embedlab.data.themes import COLOURS, OTHER, THEMES
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
 from embedlab.sims.lookup import resolve_key, themed_keys
+from embedlab.sims.once import MadeOnce
 from embedlab.vectors.compare import MAX_TOP, TableComparison, compare_tables
 from embedlab.vectors.frequency import BANDS, band_rows
 from embedlab.vectors.projection import PROJECTIONS, principal_axes
@@ -48,6 +48,8 @@ DIMS = (2, 3)
 BAND_COLOURS = dict(zip((name for _, name in BANDS), ("#08306b", "#2171b5", "#6baed6", "#f4a259", "#d62728"),
                         strict=True))  # fmt: skip
 PALETTE = {**BAND_COLOURS, **COLOURS}  # a code's name -> its CSS colour, for every categorical scheme
+# scheme -> what each of its codes means (code 0 of theme: in no group); None: continuous values
+NAMES: dict[str, tuple[str, ...] | None] = {"band": tuple(BAND_COLOURS), "theme": (OTHER, *THEMES), "norm": None}
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,9 +115,7 @@ class Projector:
             raise InvalidValueError(f"a map needs >= 4 rows of width >= 3; {vectors.name} is ({rows}, {width})")
         self.vectors = vectors
         self.seed = check_int("seed", seed, low=0)
-        self._made: dict[tuple, object] = {}  # (what, ...) -> Layout | Colours
-        self._locks: dict[tuple, threading.Lock] = {}
-        self._lock = threading.Lock()  # guards _locks
+        self._made = MadeOnce()  # ("pca",) | ("umap", dims) | ("colours", scheme) | ("compare", table, k)
 
     @property
     def schemes(self) -> tuple[str, ...]:
@@ -127,15 +127,15 @@ class Projector:
         check_choice("method", method, PROJECTIONS)
         check_choice("dims", dims, DIMS)
         if method == "pca":
-            full = self._once(("pca",), self._pca)
+            full = self._made.get(("pca",), self._pca)
             return Layout("pca", full.coordinates[:, :dims], full.explained_variance_ratio[:dims], full.fitted_on,
                           full.seconds)  # fmt: skip
-        return self._once(("umap", dims), lambda: self._umap(dims))
+        return self._made.get(("umap", dims), lambda: self._umap(dims))
 
     def colours(self, scheme: str) -> Colours:
         """(V,) colour value of every row by `scheme`: a band code, a theme code or the row's norm."""
         check_choice("scheme", scheme, self.schemes)
-        return self._once(("colours", scheme), lambda: self._colours(scheme))
+        return self._made.get(("colours", scheme), lambda: self._colours(scheme))
 
     def focus(self, word: str, k: int = 10, method: str = "pca", dims: int = 2) -> Focus:
         """A key (or word: "Ġ" + word in BPE tables), its k nearest rows by cosine in the full space,
@@ -161,7 +161,7 @@ class Projector:
 
     def compare(self, other: Vectors, k: int = 10) -> TableComparison:
         """This table against `other`, key by key (vectors.compare), with the most movers it lists."""
-        return self._once(("compare", other.name, k), lambda: compare_tables(self.vectors, other, k=k, top=MAX_TOP))
+        return self._made.get(("compare", other.name, k), lambda: compare_tables(self.vectors, other, k=k, top=MAX_TOP))
 
     def displacement(self, other: Vectors, k: int = 10) -> np.ndarray:
         """(V,) float32: how far each row moved against `other` after alignment (0..2); NaN for a key
@@ -171,15 +171,7 @@ class Projector:
         moved[[self.vectors.key_to_index[key] for key in comparison.keys]] = comparison.displacement
         return moved
 
-    # ---- made once each ----------------------------------------------------------------------------
-
-    def _once(self, what: tuple, make):
-        with self._lock:
-            lock = self._locks.setdefault(what, threading.Lock())
-        with lock:  # one computation per thing, however many requests ask at once
-            if what not in self._made:
-                self._made[what] = make()
-            return self._made[what]
+    # ---- made once each (self._made) ----------------------------------------------------------
 
     def _pca(self) -> Layout:
         start = time.perf_counter()
@@ -208,12 +200,11 @@ class Projector:
     def _colours(self, scheme: str) -> Colours:
         if scheme == "norm":
             return Colours(scheme, self.vectors.norms.astype(np.float32), None)
-        codes = np.zeros(len(self.vectors), dtype=np.uint8)
+        codes, names = np.zeros(len(self.vectors), dtype=np.uint8), NAMES[scheme]
         if scheme == "band":
             for code, rows in enumerate(band_rows(self.vectors.counts, BANDS)):
                 codes[rows] = code
-            return Colours(scheme, codes, tuple(name for _, name in BANDS))
-        names = (OTHER, *THEMES)  # code 0: in no group
-        for _, key, theme in themed_keys(self.vectors):
-            codes[self.vectors.index_of(key)] = names.index(theme)
+        else:
+            for _, key, theme in themed_keys(self.vectors):
+                codes[self.vectors.index_of(key)] = names.index(theme)
         return Colours(scheme, codes, names)

@@ -28,22 +28,9 @@ from embedlab.data.benchmarks import BENCHMARKS, benchmark_path
 from embedlab.errors import InvalidValueError, MissingDataError, check_int
 from embedlab.files import json_safe
 from embedlab.vectors.intervals import CONFIDENCE, RESAMPLES, accuracy_interval, check_bootstrap, spearman_interval
-from embedlab.vectors.scoring import analogy_answers, folded_vocab, pair_scores
+from embedlab.vectors.scoring import analogy_answers, pair_scores
 from embedlab.vectors.stats import pearson, spearman
-from embedlab.vectors.table import ANALOGY_METHODS, Vectors
-
-# the evaluators' names, with the benchmark files', the vocabulary's and the methods' that their callers use
-__all__ = [
-    "ANALOGY_METHODS",
-    "AnalogyResult",
-    "PairResult",
-    "SectionResult",
-    "benchmark_path",
-    "evaluate_all",
-    "evaluate_word_analogies",
-    "evaluate_word_pairs",
-    "folded_vocab",
-]
+from embedlab.vectors.table import Vectors
 
 
 @dataclass(frozen=True)

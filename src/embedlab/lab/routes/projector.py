@@ -18,7 +18,7 @@ from fastapi import APIRouter, Query, Response
 
 from embedlab.lab.deps import MAX_NAME, LabDep, ProjectorDep
 from embedlab.lab.schemas import CompareAnswer, FocusAnswer, Limit, ProjectorInfo, ProjectorKeys
-from embedlab.sims.projector import DIMS, MAX_ROWS, PALETTE, SCHEMES
+from embedlab.sims.projector import DIMS, MAX_ROWS, NAMES, PALETTE, SCHEMES
 from embedlab.vectors.projection import PROJECTIONS
 
 router = APIRouter(prefix="/api/projector", tags=["projector"])
@@ -56,7 +56,7 @@ def info(projector: ProjectorDep) -> dict:
     """The table's size, the colourings it offers (by band only with corpus counts), what each code
     of a colouring means and the colour of each name."""
     vectors = projector.vectors
-    names = {scheme: projector.colours(scheme).names for scheme in projector.schemes}
+    names = {scheme: NAMES[scheme] for scheme in projector.schemes}
     return {"table": vectors.name, "rows": len(vectors), "dim": vectors.vector_size,
             "schemes": list(projector.schemes), "names": names, "colours": PALETTE}  # fmt: skip
 
