@@ -43,7 +43,10 @@ demo: $(VENV)/.demo-installed $(FASHION)
 	@echo "Serving the lab on MiniLM and $(DEMO_RUN): open http://127.0.0.1:8000 (Ctrl-C stops it)"
 	$(EMBEDLAB) lab --vectors minilm --vectors $(DEMO_RUN)
 
+# Lint and formatting first: a `# fmt: skip` in the tree is a decision, not an accident.
 test: $(VENV)/.test-installed $(GCIDE) $(FASHION) $(CHROMIUM)
+	$(VENV)/bin/ruff check src tests bench docs
+	$(VENV)/bin/ruff format --check src tests bench docs
 	$(PY) -m pytest
 
 $(GCIDE):

@@ -100,13 +100,16 @@ def main() -> None:
         print(json.dumps(result))
         return
     t, e = result["train"], result["encode"]
-    print(f"{args.corpus}: {len(lines):,} lines, {words:,} words (read and cleaned in {read_s:.1f} s); "
-          f"vocab {args.vocab_size:,}; {os.cpu_count()} cores; median of {args.reps}")
+    print(
+        f"{args.corpus}: {len(lines):,} lines, {words:,} words (read and cleaned in {read_s:.1f} s); "
+        f"vocab {args.vocab_size:,}; {os.cpu_count()} cores; median of {args.reps}"
+    )
     print(f"same merges: {same}")
-    print(f"train   reference {t['reference_s']:8.2f} s   tokenizers {t['fast_s']:8.2f} s   "
-          f"ratio {t['ratio']:6.1f}x")
-    print(f"encode  reference {e['reference_words_per_s']:10,.0f} w/s   "
-          f"tokenizers {e['fast_words_per_s']:10,.0f} w/s   ratio {e['ratio']:6.1f}x")
+    print(f"train   reference {t['reference_s']:8.2f} s   tokenizers {t['fast_s']:8.2f} s   ratio {t['ratio']:6.1f}x")
+    print(
+        f"encode  reference {e['reference_words_per_s']:10,.0f} w/s   "
+        f"tokenizers {e['fast_words_per_s']:10,.0f} w/s   ratio {e['ratio']:6.1f}x"
+    )
     print(f"        ({e['words']:,} words encoded; same token count: {e['same_ids']})")
 
 

@@ -140,8 +140,10 @@ def main() -> None:
     if args.json:
         print(json.dumps(result))
         return
-    print(f"ids {args.batch}x{args.seq}, V={args.vocab}, D={args.dim}, {args.device}, "
-          f"torch {torch.__version__} ({result['threads']} threads), median of {args.reps}")
+    print(
+        f"ids {args.batch}x{args.seq}, V={args.vocab}, D={args.dim}, {args.device}, "
+        f"torch {torch.__version__} ({result['threads']} threads), median of {args.reps}"
+    )
     print(f"{'comparison':52s} {'embedlab ms':>12s} {'torch ms':>10s} {'ratio':>7s}")
     for name, r in rows:
         print(f"{name:52s} {r['embedlab_s'] * 1e3:12.2f} {r['torch_s'] * 1e3:10.2f} {r['ratio']:7.2f}")

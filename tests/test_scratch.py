@@ -96,9 +96,7 @@ def test_lesson_repeated_ids_accumulate():
 def test_lesson_one_hot_selects_the_row():
     # Lesson 000: |V| = 5, d = 3, item x = 4 (1-indexed) -> row [0.7, 0.0, -0.3].
     emb = Embedding(5, 3)
-    emb.weight = np.array(
-        [[0.2, -0.1, 0.0], [0.0, 0.3, 0.1], [-0.2, 0.4, 0.5], [0.7, 0.0, -0.3], [0.1, 0.2, 0.2]]
-    )
+    emb.weight = np.array([[0.2, -0.1, 0.0], [0.0, 0.3, 0.1], [-0.2, 0.4, 0.5], [0.7, 0.0, -0.3], [0.1, 0.2, 0.2]])
     np.testing.assert_array_equal(one_hot(np.array(3), 5), [0, 0, 0, 1, 0])
     np.testing.assert_array_equal(emb.forward(np.array(3)), [0.7, 0.0, -0.3])
     np.testing.assert_array_equal(emb.forward_one_hot(np.array(3)), [0.7, 0.0, -0.3])

@@ -198,8 +198,7 @@ def test_positions_without_a_table_cost_nothing(kind):
 
 @pytest.mark.parametrize(
     ("dtype", "expected_bytes"),
-    [("fp32", 10_000 * 512 * 4), ("fp16", 10_000 * 512 * 2), ("bf16", 10_000 * 512 * 2),
-     ("int8", 10_000 * 512)],
+    [("fp32", 10_000 * 512 * 4), ("fp16", 10_000 * 512 * 2), ("bf16", 10_000 * 512 * 2), ("int8", 10_000 * 512)],
 )
 def test_bytes_per_dtype(dtype, expected_bytes):
     r = count(text(10_000, 512), dtype)
@@ -225,8 +224,19 @@ def test_bad_table_name():
 
 def test_to_dict_is_json_ready_and_complete():
     d = json.loads(json.dumps(count(preset("bert-base"), "bf16").to_dict()))
-    for key in ("token_params", "position_params", "segment_params", "output_params",
-                "patch_params", "cls_params", "total_params", "bytes", "mib", "dtype", "shares"):
+    for key in (
+        "token_params",
+        "position_params",
+        "segment_params",
+        "output_params",
+        "patch_params",
+        "cls_params",
+        "total_params",
+        "bytes",
+        "mib",
+        "dtype",
+        "shares",
+    ):
         assert key in d
     for field in dataclasses.fields(EmbeddingLayout):
         assert field.name in d

@@ -65,8 +65,15 @@ class EmbeddingLayout:
     in_channels: int = 3  # C, image channels (RGB)
 
     def __post_init__(self) -> None:
-        lows = {"vocab_size": 0, "dim": 1, "max_len": 0, "n_segments": 0, "image_size": 0,
-                "patch_size": 0, "in_channels": 1}
+        lows = {
+            "vocab_size": 0,
+            "dim": 1,
+            "max_len": 0,
+            "n_segments": 0,
+            "image_size": 0,
+            "patch_size": 0,
+            "in_channels": 1,
+        }
         for name, low in lows.items():
             # Store plain ints (a NumPy integer would pass but break json.dumps later).
             object.__setattr__(self, name, check_int(name, getattr(self, name), low=low))
@@ -80,32 +87,24 @@ class EmbeddingLayout:
 
     def _check_text(self) -> None:
         if self.vocab_size < 1:
-            raise InvalidValueError(
-                f"vocab_size must be >= 1 for a text layout; got {self.vocab_size}"
-            )
+            raise InvalidValueError(f"vocab_size must be >= 1 for a text layout; got {self.vocab_size}")
         if self.image_size:
-            raise InvalidValueError(
-                f"image_size {self.image_size} needs patch_size >= 1 (an image layout); got 0"
-            )
+            raise InvalidValueError(f"image_size {self.image_size} needs patch_size >= 1 (an image layout); got 0")
         if self.positions == "learned" and self.max_len < 1:
-            raise InvalidValueError(
-                f"max_len must be >= 1 for learned positions; got {self.max_len}"
-            )
+            raise InvalidValueError(f"max_len must be >= 1 for learned positions; got {self.max_len}")
 
     def _check_image(self) -> None:
         check_int("image_size", self.image_size, low=self.patch_size)
         if self.image_size % self.patch_size:
             raise InvalidValueError(
-                f"image_size must be a multiple of patch_size {self.patch_size}; "
-                f"got {self.image_size}"
+                f"image_size must be a multiple of patch_size {self.patch_size}; got {self.image_size}"
             )
         # An image layout has no vocabulary and no sentences; a value here is a mix-up.
         for name in ("vocab_size", "n_segments"):
             value = getattr(self, name)
             if value:
                 raise InvalidValueError(
-                    f"{name} must be 0 for an image layout (patch_size {self.patch_size}); "
-                    f"got {value}"
+                    f"{name} must be 0 for an image layout (patch_size {self.patch_size}); got {value}"
                 )
 
     @property
@@ -240,9 +239,7 @@ PRESETS: dict[str, EmbeddingLayout] = {
     "gpt2": EmbeddingLayout(vocab_size=50257, dim=768, positions="learned", max_len=1024),
     # bert-base-uncased: vocab_size 30522, hidden_size 768, max_position_embeddings 512,
     # type_vocab_size 2; the MLM decoder reuses word_embeddings (tie_word_embeddings true)
-    "bert-base": EmbeddingLayout(
-        vocab_size=30522, dim=768, positions="learned", max_len=512, n_segments=2
-    ),
+    "bert-base": EmbeddingLayout(vocab_size=30522, dim=768, positions="learned", max_len=512, n_segments=2),
     # t5-base: vocab_size 32128, d_model 768, relative_attention_num_buckets 32, tied (default)
     "t5-base": EmbeddingLayout(vocab_size=32128, dim=768, positions="relative"),
     # Llama-2-7b-hf: vocab_size 32000, hidden_size 4096, RoPE, tie_word_embeddings false

@@ -24,8 +24,19 @@ def test_preset_json(run_cli):
 
 def test_custom_layout_json(run_cli):
     code, out, err = run_cli(
-        "size", "--vocab", "100000", "--dim", "2048", "--tied", "--positions", "learned",
-        "--max-len", "4096", "--dtype", "fp16", "--json",
+        "size",
+        "--vocab",
+        "100000",
+        "--dim",
+        "2048",
+        "--tied",
+        "--positions",
+        "learned",
+        "--max-len",
+        "4096",
+        "--dtype",
+        "fp16",
+        "--json",
     )
     assert code == 0, err
     d = json.loads(out)
@@ -45,8 +56,18 @@ def test_options_override_the_preset(run_cli):
 
 def test_custom_vit_layout(run_cli):
     code, out, _ = run_cli(
-        "size", "--image-size", "384", "--patch-size", "16", "--channels", "3",
-        "--dim", "1024", "--positions", "learned", "--json",
+        "size",
+        "--image-size",
+        "384",
+        "--patch-size",
+        "16",
+        "--channels",
+        "3",
+        "--dim",
+        "1024",
+        "--positions",
+        "learned",
+        "--json",
     )
     assert code == 0
     d = json.loads(out)
@@ -115,7 +136,10 @@ def test_console_script_end_to_end():
     env = {k: v for k, v in os.environ.items() if k != "EMBEDLAB_DEBUG"}
     proc = subprocess.run(
         [str(script), "size", "--preset", "nope"],
-        capture_output=True, text=True, env=env, timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
     assert proc.returncode == 2
     assert proc.stdout == ""

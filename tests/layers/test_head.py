@@ -90,9 +90,7 @@ def test_tied_gradient_is_the_sum_of_both_uses():
 
     assert e_in.grad.abs().sum() > 0 and e_out.grad.abs().sum() > 0  # both uses contribute
     assert not torch.allclose(model.token.weight.grad, e_out.grad, atol=GRAD_ATOL)
-    torch.testing.assert_close(
-        model.token.weight.grad, e_in.grad + e_out.grad, atol=GRAD_ATOL, rtol=0
-    )
+    torch.testing.assert_close(model.token.weight.grad, e_in.grad + e_out.grad, atol=GRAD_ATOL, rtol=0)
     assert model.head.weight.grad is model.token.weight.grad
 
 

@@ -62,9 +62,7 @@ def _cut_patches_by_hand(images: torch.Tensor, p: int) -> torch.Tensor:
 # --- sizes --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("patch_size", "n", "patch_dim"), [(8, 784, 192), (16, 196, 768), (32, 49, 3072)]
-)
+@pytest.mark.parametrize(("patch_size", "n", "patch_dim"), [(8, 784, 192), (16, 196, 768), (32, 49, 3072)])
 def test_patch_count_on_224(patch_size, n, patch_dim):
     pe = PatchEmbedding(224, patch_size, 3, 8)
     assert pe.num_patches == n
@@ -134,9 +132,7 @@ def test_matches_einsum_over_hand_cut_patches(impl, img_size, patch_size, in_cha
 @pytest.mark.parametrize("impl", IMPLS)
 @pytest.mark.parametrize(("img_size", "patch_size", "in_channels", "dim"), SIZES)
 def test_matches_transformers_vit_patch_embeddings(impl, img_size, patch_size, in_channels, dim):
-    config = ViTConfig(
-        image_size=img_size, patch_size=patch_size, num_channels=in_channels, hidden_size=dim
-    )
+    config = ViTConfig(image_size=img_size, patch_size=patch_size, num_channels=in_channels, hidden_size=dim)
     hf = ViTPatchEmbeddings(config)
     pe = PatchEmbedding(img_size, patch_size, in_channels, dim, impl=impl)
     with torch.no_grad():
@@ -218,9 +214,7 @@ def test_vit_embedding_gradient_reaches_cls_and_positions():
 
 
 def test_vit_embedding_matches_transformers():
-    config = ViTConfig(
-        image_size=32, patch_size=8, num_channels=3, hidden_size=16, hidden_dropout_prob=0.0
-    )
+    config = ViTConfig(image_size=32, patch_size=8, num_channels=3, hidden_size=16, hidden_dropout_prob=0.0)
     hf = ViTEmbeddings(config).eval()
     vit = ViTEmbedding(32, 8, 3, 16)
     with torch.no_grad():
@@ -247,9 +241,7 @@ def test_indivisible_image_raises_naming_both(img_size, patch_size, named):
 
 
 @pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize(
-    ("shape", "got"), [((1, 3, 225, 224), "3x225x224"), ((1, 1, 224, 224), "1x224x224")]
-)
+@pytest.mark.parametrize(("shape", "got"), [((1, 3, 225, 224), "3x225x224"), ((1, 1, 224, 224), "1x224x224")])
 def test_wrong_image_shape_raises_naming_both(impl, shape, got):
     pe = PatchEmbedding(224, 16, 3, 8, impl=impl)
     with pytest.raises(InvalidValueError) as err:

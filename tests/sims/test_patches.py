@@ -26,8 +26,6 @@ MEAN_LEVELS = 2.0
 PATCH_SIZES = (8, 14, 16, 32)
 
 
-
-
 def test_png_decodes_to_the_same_pixels():
     pixels = sample_image("china", 96)
     decoded = np.asarray(Image.open(io.BytesIO(png_bytes(pixels))))

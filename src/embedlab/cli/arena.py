@@ -78,8 +78,11 @@ def arena(
 
 def scale_table(race: Race) -> Table:
     """The lesson's strategies at its scale and at the arena's."""
-    table = Table(title=f"The {race.budget.name} race: the lesson's scale and the arena's", box=box.SIMPLE_HEAD,
-                  caption="V×d: the token table; px/px: patch side of image side; params: embedding only")
+    table = Table(
+        title=f"The {race.budget.name} race: the lesson's scale and the arena's",
+        box=box.SIMPLE_HEAD,
+        caption="V×d: the token table; px/px: patch side of image side; params: embedding only",
+    )
     table.add_column("strategy", min_width=11)
     for name in ("lesson", "params", "tokens", "arena", "params"):
         table.add_column(name, justify="right", no_wrap=True)  # numbers never wrap nor shrink to "…"

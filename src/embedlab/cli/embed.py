@@ -1,8 +1,8 @@
 """`embedlab embed`: walk a real model's input pipeline and show every addend.
 
-    embedlab embed "the cat sat on the mat"
-    embedlab embed "the cat sat" --pair "on the mat" --dims 6
-    embedlab embed "the cat sat on the mat" --json
+embedlab embed "the cat sat on the mat"
+embedlab embed "the cat sat" --pair "on the mat" --dims 6
+embedlab embed "the cat sat on the mat" --json
 """
 
 from __future__ import annotations

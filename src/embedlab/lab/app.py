@@ -56,9 +56,7 @@ class Lab:
         for source in tables:
             name = source if source in MODELS else Path(source).name
             if not (source in MODELS or Path(source).exists()):
-                raise MissingDataError(
-                    f"table {source!r} is neither a built-in table ({', '.join(MODELS)}) nor a path"
-                )
+                raise MissingDataError(f"table {source!r} is neither a built-in table ({', '.join(MODELS)}) nor a path")
             self.paths[name] = source
         self._services = MadeOnce()  # "table:NAME" -> Vectors, or a simulation's service
 

@@ -64,9 +64,7 @@ class LMHead(nn.Module):
             self.weight = nn.Parameter(torch.empty(vocab_size, dim, device=device, dtype=dtype))
             nn.init.normal_(self.weight, mean=0.0, std=0.02, generator=generator)
         w = self.weight
-        self.bias = (
-            nn.Parameter(torch.zeros(vocab_size, device=w.device, dtype=w.dtype)) if bias else None
-        )
+        self.bias = nn.Parameter(torch.zeros(vocab_size, device=w.device, dtype=w.dtype)) if bias else None
 
     @property
     def tied(self) -> bool:
@@ -78,9 +76,7 @@ class LMHead(nn.Module):
         if not isinstance(h, torch.Tensor) or h.dim() == 0:
             raise InvalidValueError(f"hidden states must be a tensor (..., D); got {describe(h)}")
         if h.shape[-1] != self.dim:
-            raise InvalidValueError(
-                f"hidden states of width {h.shape[-1]} do not match the head's dim {self.dim}"
-            )
+            raise InvalidValueError(f"hidden states of width {h.shape[-1]} do not match the head's dim {self.dim}")
         return F.linear(h, self.weight, self.bias)  # (..., V)
 
     def extra_repr(self) -> str:

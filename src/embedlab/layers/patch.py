@@ -50,8 +50,7 @@ def patch_grid(img_size: int | tuple[int, int], patch_size: int, in_channels: in
     for name, side in (("height", h), ("width", w)):
         if side % p:
             raise InvalidValueError(
-                f"image {name} {side} is not divisible by patch_size {p}; "
-                f"crop or pad the image to a multiple of {p}"
+                f"image {name} {side} is not divisible by patch_size {p}; crop or pad the image to a multiple of {p}"
             )
     gh, gw = h // p, w // p
     return PatchGrid((h, w), (gh, gw), gh * gw, c * p * p)
@@ -175,9 +174,7 @@ class ViTEmbedding(nn.Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
-        self.patch = PatchEmbedding(
-            img_size, patch_size, in_channels, dim, device=device, dtype=dtype
-        )
+        self.patch = PatchEmbedding(img_size, patch_size, in_channels, dim, device=device, dtype=dtype)
         n = self.patch.num_patches
         self.cls_token = nn.Parameter(torch.empty(1, 1, dim, device=device, dtype=dtype))
         self.pos_embed = nn.Parameter(torch.empty(1, n + 1, dim, device=device, dtype=dtype))

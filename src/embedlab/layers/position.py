@@ -41,6 +41,7 @@ class LearnedPositions(nn.Module):
     def extra_repr(self) -> str:
         return f"{self.max_len}, {self.dim}"
 
+
 class SinusoidalPositions(nn.Module):
     """(...) int positions -> (..., D) fixed sinusoids (the original Transformer).
 
@@ -68,6 +69,7 @@ class SinusoidalPositions(nn.Module):
     def extra_repr(self) -> str:
         return f"{self.max_len}, {self.dim}, base={self.base:g}"
 
+
 def sinusoidal_table(max_len: int, dim: int, base: float = 10000.0) -> torch.Tensor:
     """(max_len, D) float64 sinusoid table; computed in float64 so long tables stay exact."""
     pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (L, 1)
@@ -77,6 +79,7 @@ def sinusoidal_table(max_len: int, dim: int, base: float = 10000.0) -> torch.Ten
     table[:, 0::2] = torch.sin(angle)
     table[:, 1::2] = torch.cos(angle[:, : dim // 2])  # odd D: one sine column has no cosine
     return table
+
 
 class RotaryPositions(nn.Module):
     """Rotary position embedding (RoFormer; Llama, Mistral, Gemma): rotate q and k by position.
@@ -130,11 +133,13 @@ class RotaryPositions(nn.Module):
     def extra_repr(self) -> str:
         return f"d_head={self.d_head}, base={self.base:g}"
 
+
 def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     """(..., d) rotated pairwise: x·cos + rotate_half(x)·sin, with rotate_half(a, b) = (-b, a)."""
     half = x.shape[-1] // 2
     rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
     return (x * cos + rotated * sin).to(x.dtype)
+
 
 def _check_positions(positions: torch.Tensor, max_len: int) -> None:
     if not isinstance(positions, torch.Tensor):
@@ -142,10 +147,9 @@ def _check_positions(positions: torch.Tensor, max_len: int) -> None:
     check_integer_dtype(positions, "position")
     if positions.numel() and int(positions.max()) >= max_len:
         longest = int(positions.max()) + 1
-        raise InvalidValueError(
-            f"position {longest - 1} needs a sequence of {longest} tokens but max_len is {max_len}"
-        )
+        raise InvalidValueError(f"position {longest - 1} needs a sequence of {longest} tokens but max_len is {max_len}")
     check_ids(positions, max_len, "position", "max_len")
+
 
 # Additive position modules by name; each is built as POSITIONS[name](max_len, dim).
 POSITIONS: dict[str, type[nn.Module]] = {
@@ -165,4 +169,3 @@ __all__ = [
     "apply_rotary",
     "sinusoidal_table",
 ]
-

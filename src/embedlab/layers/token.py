@@ -101,8 +101,14 @@ class TokenEmbedding(nn.Module):
         if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
             raise InvalidValueError(f"pretrained weight must be a 2-D tensor (V, D); got {describe(weight)}")
         module = cls(
-            weight.shape[0], weight.shape[1], padding_idx=padding_idx, init="zeros",
-            freeze=freeze, device=weight.device, dtype=weight.dtype, **kwargs,
+            weight.shape[0],
+            weight.shape[1],
+            padding_idx=padding_idx,
+            init="zeros",
+            freeze=freeze,
+            device=weight.device,
+            dtype=weight.dtype,
+            **kwargs,
         )
         with torch.no_grad():
             module.weight.copy_(weight)
@@ -114,9 +120,7 @@ class TokenEmbedding(nn.Module):
         with torch.no_grad():
             if isinstance(init, torch.Tensor):
                 if tuple(init.shape) != tuple(w.shape):
-                    raise InvalidValueError(
-                        f"init tensor must have shape {tuple(w.shape)}; got {tuple(init.shape)}"
-                    )
+                    raise InvalidValueError(f"init tensor must have shape {tuple(w.shape)}; got {tuple(init.shape)}")
                 w.copy_(init)
             else:
                 check_choice("init", init, INITS)

@@ -57,8 +57,17 @@ def pre_norm_blocks(
     4·dim, each after its LayerNorm): the body TinyLM and models.vit.ViT share, as GPT-2 and ViT do.
     Pre-norm trains stably without a long warm-up at these sizes."""
     return nn.ModuleList(
-        nn.TransformerEncoderLayer(dim, n_heads, 4 * dim, dropout, activation="gelu", batch_first=True,
-                                   norm_first=True, device=device, dtype=dtype)  # fmt: skip
+        nn.TransformerEncoderLayer(
+            dim,
+            n_heads,
+            4 * dim,
+            dropout,
+            activation="gelu",
+            batch_first=True,
+            norm_first=True,
+            device=device,
+            dtype=dtype,
+        )  # fmt: skip
         for _ in range(n_layers)
     )
 
