@@ -38,6 +38,10 @@ class MissingDataError(EmbedlabError, FileNotFoundError):
     """A file, folder or built-in data package that is not there."""
 
 
+class BusyError(EmbedlabError):
+    """A background job (a training run, a race) was started while another one is running."""
+
+
 class FileFormatError(InvalidValueError):
     """A file that is corrupt, truncated or not in the format it claims; the message names the
     file and the line (text formats) or byte offset (binary formats) where reading failed."""

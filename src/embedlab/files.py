@@ -4,18 +4,22 @@ folder where data built once is kept, and values made fit for strict JSON.
     atomic_write_text(path, text)        readers see the old file or the new one, never a part
     with atomic_writer(path, "wb") as f  the same for a stream
     cache_dir()                          $EMBEDLAB_CACHE, else $XDG_CACHE_HOME/embedlab, else ~/.cache/embedlab
-    json_safe(value)                     NumPy scalars -> numbers, arrays and tuples -> lists, NaN/±inf -> None
+    json_safe(value)                     NumPy scalars -> numbers, arrays and tuples -> lists, NaN/±inf -> None,
+                                         a dataclass -> the dict of its fields
+    Vector, Matrix, IdVector             how a dataclass declares an array field's JSON form (derived schemas
+                                         read it: lab/schemas/derive.py)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Annotated
 
 import numpy as np
 
@@ -69,16 +73,34 @@ def cache_dir() -> Path:
     return Path(base) / "embedlab"
 
 
+@dataclasses.dataclass(frozen=True)
+class JsonArray:
+    """Marks an `np.ndarray` field of an answer dataclass with its JSON form: `ndim` levels of
+    lists of `item` (float items may be null: NaN and ±inf become None)."""
+
+    ndim: int
+    item: type = float
+
+
+Vector = Annotated[np.ndarray, JsonArray(1)]  # (n,) floats -> [x, ...]
+Matrix = Annotated[np.ndarray, JsonArray(2)]  # (n, m) floats -> [[x, ...], ...]
+IdVector = Annotated[np.ndarray, JsonArray(1, int)]  # (n,) integers -> [i, ...]
+IdMatrix = Annotated[np.ndarray, JsonArray(2, int)]  # (n, m) integers -> [[i, ...], ...]
+
+
 def json_safe(value: object) -> object:
-    """`value` as strict JSON can hold it, recursively through dicts, lists and tuples: NumPy
-    arrays and tuples become lists, NumPy scalars Python numbers, NaN and ±inf None (JSON has no
-    NaN; json.dumps would write a bare `NaN` that strict parsers and browsers reject).
+    """`value` as strict JSON can hold it, recursively through dataclasses, dicts, lists and tuples:
+    a dataclass becomes the dict of its fields, NumPy arrays and tuples become lists, NumPy scalars
+    Python numbers, NaN and ±inf None (JSON has no NaN; json.dumps would write a bare `NaN` that
+    strict parsers and browsers reject).
 
     >>> json_safe({"rho": float("nan"), "rows": (np.int64(3), np.float32(0.5)), "norms": np.array([1.0, np.inf])})
     {'rho': None, 'rows': [3, 0.5], 'norms': [1.0, None]}
     """
     if isinstance(value, dict):
         return {k: json_safe(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: json_safe(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if isinstance(value, (list, tuple)):

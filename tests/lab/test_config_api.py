@@ -10,10 +10,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from embedlab.data.themes import COLOURS, OTHER, THEMES
+from embedlab.errors import BusyError
 from embedlab.lab import create_app
 from embedlab.lab.routes import attention, geometry, gradients, lookup, recipe, size, subwords, training, tying
 from embedlab.lab.routes.config import PAGES
-from embedlab.sims.training import LiveRun, RunBusyError
+from embedlab.sims.training import LiveRun
 
 NAV = ["lookup", "size", "recipe", "patches", "tying", "scale", "training", "subwords", "geometry", "gradients",
        "attention", "context", "arena", "projector"]  # fmt: skip
@@ -75,13 +76,13 @@ def test_every_json_route_documents_its_answer(client):
             if "application/json" in content:  # a model of lab/schemas/, not a bare object
                 assert "#/components/schemas/" in json.dumps(content["application/json"]), f"{method} {path}"
     schemas = spec["components"]["schemas"]
-    assert {"LabConfig", "TableList", "RowAnswer", "TyingAnswer", "TrainingState", "UpdatesAnswer"} <= set(schemas)
+    assert {"LabConfig", "TableList", "RowLookup", "TyingAnswer", "TrainingState", "UpdatesAnswer"} <= set(schemas)
 
 
 def test_a_busy_run_is_a_409_from_the_apps_handler(lab_run, tmp_path):
     class Busy(LiveRun):
         def start(self, config, *, max_words=None, watch=()):
-            raise RunBusyError("run 1 (sgns on c) is still running; stop it before starting another")
+            raise BusyError("run 1 (sgns on c) is still running; stop it before starting another")
 
     app = create_app([str(lab_run)], cache=tmp_path)
     app.state.lab.service("training", lambda: Busy(tmp_path / "training", corpora={"c": "c"}))
@@ -89,4 +90,4 @@ def test_a_busy_run_is_a_409_from_the_apps_handler(lab_run, tmp_path):
         r = client.post("/api/training/start", json={"corpus": "c"})
     assert r.status_code == 409 and r.json() == {"error": "run 1 (sgns on c) is still running; stop it before "
                                                           "starting another"}  # fmt: skip
-    assert "RunBusyError" not in vars(training)  # the route leaves the status to the app
+    assert "BusyError" not in vars(training)  # the route leaves the status to the app

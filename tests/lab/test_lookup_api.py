@@ -24,11 +24,16 @@ def test_map_marks_the_token_and_says_how_it_was_made(client, minilm_vectors):
     themed = len(themed_keys(minilm_vectors))
     raw = client.get("/api/lookup/map", params={"table": "minilm", "token": "cat"}).json()
     unit = client.get("/api/lookup/map", params={"table": "minilm", "token": "cat", "normalize": True}).json()
-    assert raw["words"][raw["highlight"]] == "cat" and raw["n_points"] == themed + 1 == len(raw["coordinates"])
+    assert raw["words"][raw["highlight"]] == "cat" and raw["projection"]["n_points"] == themed + 1 == len(
+        raw["projection"]["coordinates"]
+    )
     assert set(raw["themes"]) == {*THEMES, "chosen"} and raw["theme_names"] == [*THEMES, "chosen"]
-    assert (raw["centred"], raw["normalised"], unit["normalised"]) == (True, False, True)
+    shape = (raw["projection"]["centred"], raw["projection"]["normalised"], unit["projection"]["normalised"])
+    assert shape == (True, False, True)
     assert raw["caption"].startswith(f"PCA of {themed + 1} rows, centred, not normalised; axes explain")
-    assert unit["coordinates"] != raw["coordinates"]  # MiniLM's rows differ in length: normalising moves points
+    assert (
+        unit["projection"]["coordinates"] != raw["projection"]["coordinates"]
+    )  # MiniLM's rows differ in length: normalising moves points
 
 
 def test_map_shows_the_groups_asked_for(client, minilm_vectors):
@@ -36,7 +41,7 @@ def test_map_shows_the_groups_asked_for(client, minilm_vectors):
     r = client.get("/api/lookup/map", params={"table": "minilm", "token": "cat", "themes": picked}).json()
     assert r["theme_names"] == ["animals", "function words", "chosen"]
     assert r["words"] == [*THEMES["animals"], *THEMES["function words"], "cat"] and r["themes"][-1] == "chosen"
-    xy = np.array(r["coordinates"])
+    xy = np.array(r["projection"]["coordinates"])
     away = np.linalg.norm(xy - xy[r["highlight"]], axis=1)
     assert [r["themes"][i] for i in np.argsort(away)[1:4]] == ["animals"] * 3  # cat among the animals
     run = client.get("/api/lookup/map", params={"table": "wiki-run", "token": "two", "themes": "numbers"}).json()

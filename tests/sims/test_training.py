@@ -13,10 +13,9 @@ import pytest
 from safetensors.numpy import load_file
 
 from embedlab.data.corpora import GCIDE_PATH
-from embedlab.errors import InvalidValueError, UnknownNameError
+from embedlab.errors import BusyError, InvalidValueError, UnknownNameError
 from embedlab.sims.training import (
     LiveRun,
-    RunBusyError,
 )
 from embedlab.train.config import RunConfig
 from embedlab.train.run import DEFAULT_WATCH
@@ -110,7 +109,7 @@ def test_a_word_limit_stops_the_run(live):
 def test_one_run_at_a_time_and_a_new_run_replaces_the_old_folder(live):
     live.start(small(epochs=10))
     first = live.folder
-    with pytest.raises(RunBusyError, match=r"run 1 \(sgns on small\) is still running; stop it"):
+    with pytest.raises(BusyError, match=r"run 1 \(sgns on small\) is still running; stop it"):
         live.start(small())
     assert live.state().run == 1  # the refused start changed nothing
     live.stop(timeout=WAIT)

@@ -10,6 +10,7 @@ import pytest
 from scipy.linalg import orthogonal_procrustes
 
 from embedlab.errors import InvalidValueError
+from embedlab.files import json_safe
 from embedlab.vectors.analysis import random_orthogonal
 from embedlab.vectors.projection import align_2d, project_2d, project_frame
 
@@ -52,7 +53,7 @@ def test_projection_says_how_it_was_made():
     first, second = (round(100 * r) for r in unit.explained_variance_ratio)
     assert unit.caption() == f"PCA of 40 rows, centred, normalised; axes explain {first}% and {second}% of variance"
     assert raw.caption().startswith("PCA of 40 rows, centred, not normalised; ")
-    d = json.loads(json.dumps(unit.to_dict()))
+    d = json.loads(json.dumps(json_safe(unit)))
     assert (d["n_points"], d["centred"], d["normalised"]) == (40, True, True) and len(d["coordinates"]) == 40
 
 
@@ -60,7 +61,7 @@ def test_pca_on_minilm_keys(minilm):
     keys = ["king", "queen", "man", "woman", "paris", "london"]
     result = project_2d(minilm, keys)
     assert result.keys == tuple(keys) and result.coordinates.shape == (6, 2)
-    assert len(result.to_dict()["coordinates"]) == 6
+    assert len(json_safe(result)["coordinates"]) == 6
 
 
 def test_project_2d_bad_inputs(minilm):

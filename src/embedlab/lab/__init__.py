@@ -3,7 +3,8 @@
     embedlab lab --vectors minilm --vectors runs/enwiki-sgns      # http://127.0.0.1:8000
     app = create_app(["minilm"])                                  # for uvicorn or a TestClient
 
-app.py       the app factory, the tables it serves (by name only), JSON errors
+app.py       the app factory: routers, JSON errors, static files
+state.py     Lab: the tables it serves (by name only) and what simulations build once
 deps.py      Annotated dependencies: the Lab, a served table, MiniLM's pipeline, the live run, ...
 schemas/     request and response bodies (what /openapi.json documents), by page group
 routes/      one APIRouter per simulation family: validate, call embedlab.sims, return
@@ -11,6 +12,7 @@ static/      index.html, lab.css, one ES module per simulation and the http, dom
              plotly.js from the plotly package
 """
 
-from embedlab.lab.app import Lab, create_app
+from embedlab.lab.app import create_app
+from embedlab.lab.state import Lab
 
 __all__ = ["Lab", "create_app"]

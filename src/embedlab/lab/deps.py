@@ -2,7 +2,7 @@
 FastAPI hands it over, built once per app where building is slow.
 
     @router.get("/row")
-    def row(vectors: TableDep, token: Token) -> RowAnswer: ...     # ?table=minilm -> that table
+    def row(vectors: TableDep, token: Token) -> RowLookup: ...     # ?table=minilm -> that table
 
 LabDep           the app's Lab (served tables, services, cache folder)
 TableDep         the served table named by ?table= (404 naming the served ones otherwise)
@@ -33,7 +33,7 @@ from embedlab.data.corpora import CORPORA, open_corpus
 from embedlab.data.models import MODELS
 from embedlab.data.themes import THEMES
 from embedlab.errors import FileFormatError, MissingDataError, unknown_name
-from embedlab.lab.app import Lab
+from embedlab.lab.state import Lab
 from embedlab.models.encoder import Encoder
 from embedlab.models.pipeline import Pipeline
 from embedlab.sims.arena import ArenaLab

@@ -2,7 +2,7 @@
 
     arena = ArenaLab(cache_dir() / "lab" / "arena")
     arena.state()          {"status": "idle", "source": None, "race": None, ...}: nothing raced yet
-    arena.start()          a quick race in a background thread; a second start while it runs: RunBusyError
+    arena.start()          a quick race in a background thread; a second start while it runs: BusyError
     arena.state()          "running", one progress entry per (strategy, seed), then "finished" and the race
 
 The page shows the best race it finds: a full race in `root/full` (`embedlab arena --out
@@ -19,7 +19,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from embedlab.arena.runner import RESULTS_FILE, Race, RaceEvent
-from embedlab.sims.training import RunBusyError
+from embedlab.errors import BusyError
 
 log = logging.getLogger("embedlab")
 
@@ -49,7 +49,7 @@ class ArenaLab:
         """Run (or resume) the quick race in a daemon thread."""
         with self._lock:
             if self._status == "running":
-                raise RunBusyError("a quick race is running already; wait for it to finish")
+                raise BusyError("a quick race is running already; wait for it to finish")
             race = Race.open(self.root / "quick", "quick", device=self.device)
             self._status, self._message, self._progress = "running", "", {}
             self._thread = threading.Thread(target=self._run, args=(race,), name="embedlab-arena", daemon=True)

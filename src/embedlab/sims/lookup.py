@@ -22,6 +22,7 @@ import numpy as np
 
 from embedlab.data.themes import THEMES, pick_themes
 from embedlab.errors import InvalidValueError, check_int
+from embedlab.files import Matrix, Vector
 from embedlab.scratch import one_hot
 from embedlab.tokenizer.bytes import word_key
 from embedlab.vectors.projection import Projection, project_2d
@@ -60,16 +61,13 @@ def themed_keys(vectors: Vectors, themes: Iterable[str] | None = None) -> list[t
 
 @dataclass(frozen=True, eq=False)
 class RowLookup:
-    key: str
+    table: str  # the table's name
+    key: str  # the key the word names (itself, or "Ġ" + word)
     index: int  # i: the row of E that holds the key
-    row: np.ndarray  # (D,) float32, E[i]
+    row: Vector  # (D,) float32, E[i]
     norm: float  # ‖E[i]‖, in float64
     vocab_size: int  # V
     dim: int  # D
-
-    def to_dict(self) -> dict:
-        return {"key": self.key, "index": self.index, "row": self.row.tolist(), "norm": self.norm,
-                "vocab_size": self.vocab_size, "dim": self.dim}  # fmt: skip
 
 
 def lookup_row(vectors: Vectors, word: str) -> RowLookup:
@@ -77,7 +75,9 @@ def lookup_row(vectors: Vectors, word: str) -> RowLookup:
     key = resolve_key(vectors, word)
     index = vectors.index_of(key)
     row = vectors.vectors[index].copy()  # (D,); a copy, so the result never aliases the table
-    return RowLookup(key, index, row, float(np.linalg.norm(row.astype(np.float64))), *vectors.table.shape)
+    return RowLookup(
+        vectors.name, key, index, row, float(np.linalg.norm(row.astype(np.float64))), *vectors.vectors.shape
+    )
 
 
 # ---- one-hot × E -----------------------------------------------------------------------------------
@@ -85,29 +85,23 @@ def lookup_row(vectors: Vectors, word: str) -> RowLookup:
 
 @dataclass(frozen=True, eq=False)
 class OneHotLookup:
-    key: str
+    table: str  # the table's name
+    key: str  # the key the word names
     index: int  # the key's row in the full table E
     keys: tuple[str, ...]  # the small vocabulary, k keys in table order
     rows: tuple[int, ...]  # their rows in E
     position: int  # the key's place among `keys`: where its one-hot vector has its 1
-    one_hot: np.ndarray  # (k,) float32
-    e_small: np.ndarray  # (k, D) E_small = E[rows]
-    product: np.ndarray  # (D,) one_hot @ E_small
-    row: np.ndarray  # (D,) E[index], looked up in the full table
-    max_abs_difference: float  # max |product − row| over all D: exactly 0
-
-    def to_dict(self, dims: int | None = None) -> dict:
-        """JSON-ready; `dims` keeps the first `dims` columns of the D-wide arrays (all if None).
-        `max_abs_difference` always covers all D columns."""
-        cut = slice(None) if dims is None else slice(check_int("dims", dims, low=1))
-        return {"key": self.key, "index": self.index, "keys": list(self.keys), "rows": list(self.rows),
-                "position": self.position, "one_hot": self.one_hot.tolist(), "dim": self.e_small.shape[1],
-                "e_small": self.e_small[:, cut].tolist(), "product": self.product[cut].tolist(),
-                "row": self.row[cut].tolist(), "max_abs_difference": self.max_abs_difference}  # fmt: skip
+    one_hot: Vector  # (k,) float32
+    dim: int  # D, the width of E (the arrays below may show fewer columns)
+    e_small: Matrix  # (k, m) E_small = E[rows], its first m columns
+    product: Vector  # (m,) one_hot @ E_small
+    row: Vector  # (m,) E[index] looked up in the full table, its first m columns
+    max_abs_difference: float  # max |product − row| over all D columns: exactly 0
 
 
-def one_hot_lookup(vectors: Vectors, word: str, size: int = 12) -> OneHotLookup:
-    """word -> one_hot(position, k) (k,) @ E_small (k, D) on a vocabulary of k = min(size, V) keys.
+def one_hot_lookup(vectors: Vectors, word: str, size: int = 12, dims: int | None = None) -> OneHotLookup:
+    """word -> one_hot(position, k) (k,) @ E_small (k, D) on a vocabulary of k = min(size, V) keys;
+    the arrays keep their first m = `dims` columns (all D if None), the difference covers all D.
 
     The small vocabulary is the word plus themed words (one theme after another, so every theme
     shows), topped up with the first rows of E, sorted by row. The product is compared with the
@@ -115,6 +109,7 @@ def one_hot_lookup(vectors: Vectors, word: str, size: int = 12) -> OneHotLookup:
     the same float32 numbers, not merely close ones.
     """
     size = check_int("size", size, low=1)
+    cut = slice(None) if dims is None else slice(check_int("dims", dims, low=1))
     key = resolve_key(vectors, word)
     index = vectors.index_of(key)
     by_theme = [[k for _, k, t in themed_keys(vectors) if t == theme] for theme in THEMES]
@@ -129,7 +124,9 @@ def one_hot_lookup(vectors: Vectors, word: str, size: int = 12) -> OneHotLookup:
     row = vectors.vectors[index].copy()  # (D,)
     difference = float(np.abs(product - row).max())
     keys = tuple(vectors.index_to_key[r] for r in rows)
-    return OneHotLookup(key, index, keys, tuple(rows), position, h, small, product, row, difference)
+    D = small.shape[1]
+    return OneHotLookup(vectors.name, key, index, keys, tuple(rows), position, h, D, small[:, cut], product[cut],
+                        row[cut], difference)  # fmt: skip
 
 
 # ---- a themed map --------------------------------------------------------------------------------
@@ -137,18 +134,13 @@ def one_hot_lookup(vectors: Vectors, word: str, size: int = 12) -> OneHotLookup:
 
 @dataclass(frozen=True, eq=False)
 class ThemedMap:
+    table: str  # the table's name
     projection: Projection  # its keys are the table's keys, one per point
+    caption: str  # how the map was made (Projection.caption)
     words: tuple[str, ...]  # each point's word (the key without a BPE space mark)
-    themes: tuple[str, ...]  # each point's theme, CHOSEN for a looked-up word in none of theme_names
+    themes: tuple[str, ...]  # each point's theme, CHOSEN for a looked-up word in none of the groups
     highlight: int  # the looked-up word's point
-    theme_names: tuple[str, ...]  # the groups asked for, in THEMES order
-
-    def to_dict(self) -> dict:
-        """The projection's fields and caption, each point's word and theme, the marked point, and
-        the groups asked for in THEMES order then CHOSEN (`theme_names`), for the legend's order."""
-        return {**self.projection.to_dict(), "caption": self.projection.caption(), "words": list(self.words),
-                "themes": list(self.themes), "theme_names": [*self.theme_names, CHOSEN],
-                "highlight": self.highlight}  # fmt: skip
+    theme_names: tuple[str, ...]  # the groups asked for in THEMES order, then CHOSEN: the legend's order
 
 
 def themed_map(vectors: Vectors, word: str, normalize: bool = False, themes: Iterable[str] | None = None) -> ThemedMap:
@@ -166,7 +158,7 @@ def themed_map(vectors: Vectors, word: str, normalize: bool = False, themes: Ite
         )
     words, keys, groups = (tuple(column) for column in zip(*points, strict=True))
     projection = project_2d(vectors, keys, normalize=normalize)
-    return ThemedMap(projection, words, groups, keys.index(key), themes)
+    return ThemedMap(vectors.name, projection, projection.caption(), words, groups, keys.index(key), (*themes, CHOSEN))
 
 
 # ---- a block of the table ------------------------------------------------------------------------
@@ -174,15 +166,12 @@ def themed_map(vectors: Vectors, word: str, normalize: bool = False, themes: Ite
 
 @dataclass(frozen=True, eq=False)
 class TableSlice:
+    table: str  # the table's name
     keys: tuple[str, ...]  # one per row of `values`
     rows: tuple[int, ...]  # their rows in E
-    values: np.ndarray  # (n, m) float32: E[rows, :m]
+    values: Matrix  # (n, m) float32: E[rows, :m]
     vocab_size: int  # V
     dim: int  # D
-
-    def to_dict(self) -> dict:
-        return {"keys": list(self.keys), "rows": list(self.rows), "values": self.values.tolist(),
-                "vocab_size": self.vocab_size, "dim": self.dim}  # fmt: skip
 
 
 def table_slice(vectors: Vectors, start: int = 0, rows: int = 32, dims: int = 64) -> TableSlice:
@@ -212,4 +201,4 @@ def _block(vectors: Vectors, rows: list[int], dims: int) -> TableSlice:
     dims = min(check_int("dims", dims, low=1), vectors.vector_size)
     values = vectors.vectors[rows, :dims]  # (n, m): fancy indexing copies
     keys = tuple(vectors.index_to_key[r] for r in rows)
-    return TableSlice(keys, tuple(rows), values, *vectors.table.shape)
+    return TableSlice(vectors.name, keys, tuple(rows), values, *vectors.vectors.shape)

@@ -10,7 +10,7 @@
 
 `embedlab.train.train` does the work; every snapshot of the watched rows (W, D) it reports becomes
 a Frame with 2-D coordinates (W, 2) for a map. One run at a time: starting while one runs raises
-RunBusyError. Each run writes its folder under `root` (a normal run folder: Vectors.load reads it
+BusyError. Each run writes its folder under `root` (a normal run folder: Vectors.load reads it
 once finished); starting a run removes the folders of earlier ones.
 
 Projection: each frame is put through its own PCA and then turned, by rotation or reflection only,
@@ -42,7 +42,7 @@ import numpy as np
 
 from embedlab.data.corpora import missing_corpora
 from embedlab.data.themes import pick_themes, theme_of
-from embedlab.errors import EmbedlabError, InvalidValueError, check_int, unknown_name
+from embedlab.errors import BusyError, EmbedlabError, InvalidValueError, check_int, unknown_name
 from embedlab.train.config import RunConfig
 from embedlab.train.run import Progress, train
 from embedlab.vectors.projection import project_frame
@@ -50,10 +50,6 @@ from embedlab.vectors.projection import project_frame
 log = logging.getLogger("embedlab")
 
 STATUSES = ("idle", "running", "stopped", "finished", "failed")
-
-
-class RunBusyError(EmbedlabError):
-    """A run was started while another one is running."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -168,7 +164,7 @@ class LiveRun:
         source = dataclasses.replace(config, corpus=str(self.corpora[config.corpus]))
         with self._lock:
             if self._status == "running":
-                raise RunBusyError(
+                raise BusyError(
                     f"run {self._run} ({self._config.method} on {self._config.corpus}) is still running; "
                     "stop it before starting another"
                 )

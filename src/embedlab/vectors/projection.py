@@ -14,13 +14,13 @@ is not a picture of the table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
-from embedlab.files import json_safe
+from embedlab.files import Matrix
 from embedlab.vectors import similarity as sim
 from embedlab.vectors.compare import orthogonal_procrustes
 from embedlab.vectors.table import Vectors
@@ -32,15 +32,11 @@ PROJECTIONS = ("pca", "umap")
 class Projection:
     method: str
     keys: tuple[str, ...]  # one per row of `coordinates`
-    coordinates: np.ndarray  # (n, 2) float32
+    coordinates: Matrix  # (n, 2) float32
     explained_variance_ratio: tuple[float, float] | None  # PCA only: share of variance per axis
     n_points: int  # rows projected (= len(keys)): a map of 30 rows is not a map of the table
     centred: bool  # the mean row was subtracted first (PCA always; UMAP never)
     normalised: bool  # rows were scaled to unit length first, so only directions count
-
-    def to_dict(self) -> dict:
-        """The fields as plain JSON values (tuples -> lists, the coordinates -> nested lists)."""
-        return json_safe(asdict(self))  # type: ignore[return-value]
 
     def caption(self) -> str:
         """How the map was made, in one line:

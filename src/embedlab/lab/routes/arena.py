@@ -1,6 +1,6 @@
 """Strategy arena (simulation 13): a real race's results, or a quick race started from the page.
 
-One race at a time per server: a start while one runs is a 409 (RunBusyError, answered by the
+One race at a time per server: a start while one runs is a 409 (BusyError, answered by the
 app's error handler). The page polls GET /api/arena for progress while a race runs.
 """
 

@@ -12,8 +12,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from embedlab.lab.deps import TableDep, ThemeNames
-from embedlab.lab.schemas import Limit, MapAnswer, OneHotAnswer, RowAnswer
-from embedlab.sims.lookup import lookup_row, one_hot_lookup, themed_map
+from embedlab.lab.schemas import Limit, answer_model
+from embedlab.sims.lookup import OneHotLookup, RowLookup, ThemedMap, lookup_row, one_hot_lookup, themed_map
 
 router = APIRouter(prefix="/api/lookup", tags=["lookup"])
 
@@ -25,27 +25,27 @@ LIMITS: dict[str, Limit] = {"token": MAX_TOKEN, "size": [2, MAX_VOCAB], "dims": 
 Token = Annotated[str, Query(min_length=1, max_length=MAX_TOKEN, description=f"a key, 1..{MAX_TOKEN} characters")]
 
 
-@router.get("/row", response_model=RowAnswer)
-def row(vectors: TableDep, token: Token) -> dict:
+@router.get("/row", response_model=answer_model(RowLookup))
+def row(vectors: TableDep, token: Token) -> RowLookup:
     """The token's row index i, its row E[i] (all D values) and ‖E[i]‖."""
-    return {"table": vectors.name, **lookup_row(vectors, token).to_dict()}
+    return lookup_row(vectors, token)
 
 
-@router.get("/map", response_model=MapAnswer)
-def themed(vectors: TableDep, token: Token, normalize: bool = False, themes: ThemeNames = None) -> dict:
+@router.get("/map", response_model=answer_model(ThemedMap))
+def themed(vectors: TableDep, token: Token, normalize: bool = False, themes: ThemeNames = None) -> ThemedMap:
     """PCA of the words of the `themes` groups (default: all) the table holds plus the token (added
     if absent): coordinates, words, themes, the token's point (`highlight`), how many rows were used,
     whether they were centred and normalised, and a caption saying so."""
-    return {"table": vectors.name, **themed_map(vectors, token, normalize, themes).to_dict()}
+    return themed_map(vectors, token, normalize, themes)
 
 
-@router.get("/onehot", response_model=OneHotAnswer)
+@router.get("/onehot", response_model=answer_model(OneHotLookup))
 def onehot(
     vectors: TableDep,
     token: Token,
     size: Annotated[int, Query(ge=2, le=MAX_VOCAB, description=f"keys in the small vocabulary, 2..{MAX_VOCAB}")] = 12,
     dims: Annotated[int, Query(ge=1, le=MAX_SHOWN, description=f"columns shown, 1..{MAX_SHOWN}")] = 8,
-) -> dict:
+) -> OneHotLookup:
     """one_hot(token) @ E_small on a small vocabulary holding the token, beside the row looked up
     in the full table; arrays cut to the first `dims` columns, max_abs_difference over all D."""
-    return {"table": vectors.name, **one_hot_lookup(vectors, token, size).to_dict(dims)}
+    return one_hot_lookup(vectors, token, size, dims)

@@ -8,8 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from embedlab.lab.deps import TableDep
-from embedlab.lab.schemas import Limit, SizeAnswer, SliceAnswer
-from embedlab.sims.lookup import neighbourhood_slice, table_slice
+from embedlab.lab.schemas import Limit, SizeAnswer, answer_model
+from embedlab.sims.lookup import TableSlice, neighbourhood_slice, table_slice
 from embedlab.sizing import BYTES_PER_PARAM, POSITION_KINDS, PRESETS, EmbeddingLayout, count
 
 router = APIRouter(prefix="/api/size", tags=["size"])
@@ -50,16 +50,16 @@ def size(
     return count(layout, dtype).to_dict()
 
 
-@router.get("/slice", response_model=SliceAnswer)
+@router.get("/slice", response_model=answer_model(TableSlice))
 def table_block(
     vectors: TableDep,
     start: Annotated[int, Query(ge=0, description="first row (below the table's V)")] = 0,
     rows: Annotated[int, Query(ge=1, le=MAX_SLICE_ROWS, description=f"rows, 1..{MAX_SLICE_ROWS}")] = 32,
     dims: Annotated[int, Query(ge=1, le=MAX_SLICE_DIMS, description=f"columns, 1..{MAX_SLICE_DIMS}")] = 64,
     token: Annotated[str | None, Query(min_length=1, max_length=MAX_TOKEN)] = None,
-) -> dict:
+) -> TableSlice:
     """E[start : start + rows, :dims] with the rows' keys, cut short at the table's edges; with
     `token`, that token's row and its rows − 1 nearest rows by cosine instead (start unused)."""
     if token is not None:
-        return {"table": vectors.name, **neighbourhood_slice(vectors, token, rows, dims).to_dict()}
-    return {"table": vectors.name, **table_slice(vectors, start, rows, dims).to_dict()}
+        return neighbourhood_slice(vectors, token, rows, dims)
+    return table_slice(vectors, start, rows, dims)

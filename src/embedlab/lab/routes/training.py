@@ -2,7 +2,7 @@
 
 The page starts a real word2vec run (embedlab.sims.training.LiveRun) on a built-in corpus, polls
 /state for new frames of the theme groups picked, and asks /row for a token's row in one frame.
-One run at a time per server: a start while one runs is a 409 (RunBusyError, answered by the
+One run at a time per server: a start while one runs is a 409 (BusyError, answered by the
 app's error handler).
 """
 

@@ -12,6 +12,7 @@ projector.py  the projector: a whole table's map, a key's neighbours on it, two 
 """
 
 from embedlab.lab.schemas.base import Answer, Limit, Matrix, Vector
+from embedlab.lab.schemas.derive import answer_model
 from embedlab.lab.schemas.inputs import (
     AttentionAnswer,
     ContextAnswer,
@@ -42,15 +43,11 @@ from embedlab.lab.schemas.projector import (
 from embedlab.lab.schemas.tables import (
     BatchAnswer,
     LabConfig,
-    MapAnswer,
     Moves,
     NeighborsAnswer,
-    OneHotAnswer,
     PairAnswer,
-    RowAnswer,
     Scored,
     SizeAnswer,
-    SliceAnswer,
     StepsAnswer,
     TableList,
     Themes,
@@ -84,6 +81,7 @@ from embedlab.lab.schemas.training import (
 )
 
 __all__ = [
+    "answer_model",
     "CompareAnswer",
     "FocusAnswer",
     "Mover",
@@ -112,25 +110,21 @@ __all__ = [
     "MAX_NAME",
     "MAX_WORDS",
     "MIN_WORDS",
-    "MapAnswer",
     "MapToken",
     "Matrix",
     "Moves",
     "NearestRow",
     "NeighborsAnswer",
     "OccurrenceAnswer",
-    "OneHotAnswer",
     "PairAnswer",
     "PatchAnswer",
     "PatchOptions",
     "PieceAnswer",
     "RecipeAnswer",
-    "RowAnswer",
     "RungAnswer",
     "ScaleAnswer",
     "Scored",
     "SizeAnswer",
-    "SliceAnswer",
     "SplitAnswer",
     "SplitView",
     "StartRequest",

@@ -26,47 +26,6 @@ class LabConfig(Answer):
 # ---- lookup and size ------------------------------------------------------------------------------
 
 
-class RowAnswer(Answer):
-    table: str
-    key: str
-    index: int
-    row: Vector  # (D,)
-    norm: float
-    vocab_size: int
-    dim: int
-
-
-class MapAnswer(Answer):
-    table: str
-    method: str
-    keys: list[str]
-    coordinates: Matrix  # (n_points, 2)
-    explained_variance_ratio: Vector
-    n_points: int
-    centred: bool
-    normalised: bool
-    caption: str
-    words: list[str]
-    themes: list[str]
-    theme_names: list[str]
-    highlight: int  # the looked-up word's point
-
-
-class OneHotAnswer(Answer):
-    table: str
-    key: str
-    index: int
-    keys: list[str]  # the small vocabulary
-    rows: list[int]  # their rows in the full table
-    position: int  # where the key sits in the small vocabulary
-    one_hot: Vector
-    dim: int
-    e_small: Matrix  # (size, dims)
-    product: Vector  # one_hot @ e_small
-    row: Vector  # E[index][:dims]
-    max_abs_difference: float  # over all D columns
-
-
 class SizeAnswer(Answer):
     vocab_size: int
     dim: int
@@ -90,15 +49,6 @@ class SizeAnswer(Answer):
     bytes: int
     mib: float
     shares: dict[str, float]  # table -> fraction of total_params
-
-
-class SliceAnswer(Answer):
-    table: str
-    keys: list[str]
-    rows: list[int]
-    values: Matrix  # (rows, dims)
-    vocab_size: int
-    dim: int
 
 
 # ---- geometry --------------------------------------------------------------------------------------

@@ -67,18 +67,19 @@ function drawRow(page, [r, view]) {
 }
 
 function drawMap(page, r) {
+  const { coordinates, explained_variance_ratio: ratio } = r.projection;
   page.mapCaption.textContent = r.caption;
   const traces = r.theme_names.filter((theme) => r.themes.includes(theme)).map((theme) => {
     const at = r.themes.flatMap((th, i) => (th === theme ? [i] : []));
-    return { type: "scatter", mode: "markers+text", name: theme, x: at.map((i) => r.coordinates[i][0]),
-      y: at.map((i) => r.coordinates[i][1]), text: at.map((i) => r.words[i]), customdata: at.map((i) => r.words[i]),
+    return { type: "scatter", mode: "markers+text", name: theme, x: at.map((i) => coordinates[i][0]),
+      y: at.map((i) => coordinates[i][1]), text: at.map((i) => r.words[i]), customdata: at.map((i) => r.words[i]),
       textposition: "top center", marker: { size: 9, color: themeColour(page.themes, theme) } };
   });
-  const [x, y] = r.coordinates[r.highlight];
+  const [x, y] = coordinates[r.highlight];
   traces.push({ type: "scatter", mode: "markers", name: `'${r.words[r.highlight]}'`, x: [x], y: [y],
     customdata: [r.words[r.highlight]], hoverinfo: "name",
     marker: { size: 20, symbol: "circle-open", color: colour("ink"), line: { width: 3 } } });
-  const [a, b] = r.explained_variance_ratio.map((v) => `${(100 * v).toFixed(0)}%`);
+  const [a, b] = ratio.map((v) => `${(100 * v).toFixed(0)}%`);
   plot(page.map, traces, { xaxis: { title: { text: `axis 1 (${a})` }, zeroline: false },
     yaxis: { title: { text: `axis 2 (${b})` }, zeroline: false }, height: 460 });
   if (!page.clickable) { // plotly gives the div .on() once it has drawn there; one handler is enough
