@@ -1,8 +1,10 @@
-"""What a route needs, as `Annotated` dependencies: a handler names the thing by its type and
+"""What a route needs, as `Annotated` dependencies and the query parameters several pages share: a handler names the thing by its type and
 FastAPI hands it over, built once per app where building is slow.
 
     @router.get("/row")
     def row(vectors: TableDep, token: Token) -> RowLookup: ...     # ?table=minilm -> that table
+
+TableName, Token, Seed, RecipeName, CorpusName, ThemeNames   query parameters several pages share
 
 LabDep           the app's Lab (served tables, services, cache folder)
 TableDep         the served table named by ?table= (404 naming the served ones otherwise)
@@ -49,11 +51,15 @@ from embedlab.vectors import Vectors
 
 MAX_NAME = 200  # characters of a table name
 MAX_CORPUS = 50  # characters of a corpus name
+MAX_TOKEN = 100  # characters of a token (a table's key)
+MAX_SEED = 2**31 - 1  # seeds fit every generator the simulations use
 DEFAULT_CORPUS = "enwiki-sample"  # always there (gensim's test data); gcide needs a Debian package
 
 TableName = Annotated[str, Query(min_length=1, max_length=MAX_NAME, description="a served table (see /api/tables)")]
 RecipeName = Annotated[str, Query(pattern="^(" + "|".join(RECIPE_NAMES) + ")$", description="bert is MiniLM's own")]
 CorpusName = Annotated[str, Query(max_length=MAX_CORPUS, description=f"a built-in corpus: {', '.join(CORPORA)}")]
+Token = Annotated[str, Query(min_length=1, max_length=MAX_TOKEN, description=f"a key, 1..{MAX_TOKEN} characters")]
+Seed = Annotated[int, Query(ge=0, le=MAX_SEED, description=f"the random seed, 0..{MAX_SEED}")]
 # ?themes=animals&themes=colours: the theme groups a map shows (checked by data.themes.pick_themes)
 ThemeNames = Annotated[
     list[str] | None,
