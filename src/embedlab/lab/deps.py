@@ -1,5 +1,6 @@
-"""What a route needs, as `Annotated` dependencies and the query parameters several pages share: a handler names the thing by its type and
-FastAPI hands it over, built once per app where building is slow.
+"""What a route needs, as `Annotated` dependencies, and the query parameters several pages share:
+a handler names the thing by its type and FastAPI hands it over, built once per app where
+building is slow.
 
     @router.get("/row")
     def row(vectors: TableDep, token: Token) -> RowLookup: ...     # ?table=minilm -> that table
