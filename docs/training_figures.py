@@ -38,7 +38,7 @@ from embedlab.models.lm import LMConfig, TinyLM
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import count_words
 from embedlab.train.run import train
-from embedlab.train.word2vec import init_tables
+from embedlab.train.tables import init_tables
 from embedlab.vectors import Vectors
 from embedlab.vectors.io.benchmarks import read_pairs
 from embedlab.vectors.projection import pca_2d

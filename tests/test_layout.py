@@ -1,5 +1,5 @@
-"""The package keeps its shape: imports run down the spine, never back up it; each package's
-docstring lists its modules; `python -m embedlab` is the command line."""
+"""The package keeps its shape: imports run down the spine, never back up it, and never in a circle;
+each package's docstring lists its modules; `python -m embedlab` is the command line."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ PACKAGE = Path(embedlab.__file__).parent
 
 # package -> the embedlab packages it must never import (anything above it on the spine)
 NEVER = {
+    "scratch": {"layers", "models", "tokenizer", "vectors", "train", "arena", "sims", "lab", "cli"},  # NumPy only
     "layers": {"models", "train", "vectors", "tokenizer", "sims", "lab", "cli"},
     "models": {"train", "sims", "lab", "cli"},
-    "tokenizer": {"models", "train", "sims", "lab", "cli"},
+    "tokenizer": {"models", "vectors", "train", "sims", "lab", "cli"},
     "vectors": {"train", "sims", "lab", "cli"},
     "train": {"sims", "lab", "cli"},
     "arena": {"sims", "lab", "cli"},
@@ -69,6 +70,97 @@ def test_no_module_imports_anothers_private_names():
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("embedlab"):
                 private = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
                 assert not private, f"{path.relative_to(PACKAGE)} imports {private} from {node.module}"
+
+
+def _name(path: Path) -> str:
+    """src/embedlab/train/run.py -> "embedlab.train.run"; a package is its __init__: "embedlab.train"."""
+    parts = ("embedlab", *path.relative_to(PACKAGE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_name(path): path for path in _modules()}
+
+
+def _embedlab_imports(path: Path) -> set[str]:
+    """The package's modules `path` imports anywhere in the file (inside functions too): `import
+    embedlab.x`, `from embedlab.x import y` (y when it is a module, else x) and relative imports."""
+    name = _name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found.update(f"{module}.{a.name}" if f"{module}.{a.name}" in MODULES else module for a in node.names)
+    return {module for module in found if module in MODULES and module != name}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The graph's strongly connected parts of two or more modules (each holds at least one circle),
+    found by Tarjan's algorithm; each sorted by name."""
+    index: dict[str, int] = {}  # module -> order of first visit
+    low: dict[str, int] = {}  # module -> lowest visit order reachable from it on the stack
+    stack: list[str] = []
+    parts = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:  # module is the root of a part: pop it off the stack
+            part = []
+            while not part or part[-1] != module:
+                part.append(stack.pop())
+            if len(part) > 1:
+                parts.append(sorted(part))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(parts)
+
+
+def _shortest_circle(graph: dict[str, set[str]], start: str) -> list[str]:
+    """The shortest import path from `start` back to itself (breadth first): [start, ..., start]."""
+    paths = {target: [start, target] for target in sorted(graph[start])}
+    queue = list(paths)
+    for module in queue:
+        if module == start:
+            return paths[module]
+        for target in sorted(graph[module]):
+            if target not in paths:
+                paths[target] = [*paths[module], target]
+                queue.append(target)
+    return []
+
+
+def test_no_import_circles():
+    graph = {name: _embedlab_imports(path) for name, path in MODULES.items()}
+    found = [
+        f"{' -> '.join(_shortest_circle(graph, part[0]))}  (all the modules of this circle: {', '.join(part)})"
+        for part in _circles(graph)
+    ]
+    assert not found, "import circles (an import inside a function counts: it only hides one):\n" + "\n".join(found)
+
+
+def test_the_circle_finder_finds_circles_and_only_circles():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": {"e"}, "e": {"d"}, "f": {"a"}}
+    assert _circles(graph) == [["a", "b", "c"], ["d", "e"]]
+    assert _shortest_circle(graph, "a") == ["a", "b", "c", "a"] and _shortest_circle(graph, "f") == []
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_imports_are_resolved_to_modules_inside_functions_too():
+    imports = _embedlab_imports(PACKAGE / "train" / "run.py")
+    assert {"embedlab", "embedlab.train.config", "embedlab.vectors.io", "embedlab.vectors.evaluate"} <= imports
+    assert "embedlab.vectors" in imports  # `from embedlab.vectors import Vectors` runs the package's __init__
 
 
 @pytest.mark.parametrize("init", sorted(PACKAGE.glob("*/__init__.py")), ids=lambda p: p.parent.name)

@@ -1,5 +1,6 @@
-"""The tied-embedding language model: tying is one Parameter, causality holds, and a short real
-training run on enwiki-sample beats the unigram baseline."""
+"""The tied-embedding language model: tying is one Parameter, causality holds, the shared training
+step, schedule and window batches do what they say, and a short real training run on enwiki-sample
+beats the unigram baseline."""
 
 from __future__ import annotations
 
@@ -12,10 +13,21 @@ import torch
 
 from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError
-from embedlab.models.lm import LMConfig, TinyLM, evaluate, windows
+from embedlab.models.lm import (
+    CLIP_NORM,
+    LMConfig,
+    TinyLM,
+    adamw,
+    evaluate,
+    train_step,
+    warmup_cosine,
+    window_batch,
+    windows,
+)
 from embedlab.tokenizer.fast import FastTokenizer
 
 V, D = 50, 16
+RATE_TOL = 1e-12  # a rate is a few double operations from its hand-worked value
 
 
 def test_tied_head_is_the_token_table_and_untied_adds_v_times_d():
@@ -52,6 +64,53 @@ def test_windows_cover_each_piece_once():
     assert w.tolist() == [[0, 1, 2, 3, 4], [4, 5, 6, 7, 8]]
     with pytest.raises(InvalidValueError, match="need at least 5 pieces"):
         windows(np.arange(3), 4)
+
+
+def test_window_batch_reads_the_windows_asked_for_from_a_memory_map(tmp_path):
+    ids = np.arange(100, dtype=np.int32)
+    ids.tofile(tmp_path / "ids.bin")
+    mapped = np.memmap(tmp_path / "ids.bin", dtype=np.int32, mode="r")  # how the lm job holds its corpus
+    batch = window_batch(mapped, np.array([8, 0, 16]), 8)
+    assert batch.dtype == torch.int64 and batch.shape == (3, 9)
+    assert batch.tolist() == windows(ids, 8)[[1, 0, 2]].tolist()  # windows 1, 0 and 2 of the stream
+    assert window_batch(ids, torch.tensor([3]), 2).tolist() == [[3, 4, 5]]  # any start, given as a tensor too
+
+
+def test_warmup_cosine_rises_to_its_peak_then_falls_to_its_floor():
+    peak, floor = 3e-3, 3e-4
+    assert warmup_cosine(0, 20, 0.0, peak, floor) == pytest.approx(1.5e-4, rel=RATE_TOL)  # 1/20 of the peak
+    assert warmup_cosine(19, 20, 0.0, peak, floor) == pytest.approx(3e-3, rel=RATE_TOL)  # the warm-up's end: the peak
+    assert warmup_cosine(9, 20, 0.5, peak, floor) == pytest.approx(0.5 * 1.65e-3, rel=RATE_TOL)  # warm-up × cosine
+    # a quarter of the way: floor + (peak - floor) · (1 + cos(π/4)) / 2, cos(π/4) = √2/2
+    quarter = 3e-4 + 2.7e-3 * (1 + math.sqrt(2) / 2) / 2
+    assert warmup_cosine(100, 20, 0.25, peak, floor) == pytest.approx(quarter, rel=RATE_TOL)
+    assert warmup_cosine(100, 20, 0.5, peak, floor) == pytest.approx(1.65e-3, rel=RATE_TOL)  # (peak + floor) / 2
+    assert warmup_cosine(100, 20, 1.0, peak, floor) == pytest.approx(3e-4, rel=RATE_TOL)  # the end: the floor
+    assert warmup_cosine(100, 20, 1.5, peak, floor) == pytest.approx(3e-4, rel=RATE_TOL)  # held there past the end
+
+
+def test_one_train_step_lowers_the_loss_on_a_fixed_batch():
+    torch.manual_seed(0)
+    model = TinyLM(LMConfig(V, dim=D, n_layers=1, n_heads=2, context=8, tied=True))
+    batch = torch.randint(0, V, (4, 9))
+    before = model.loss(batch).item()
+    optimizer = adamw(model, lr=1.0)
+    loss = train_step(model, optimizer, batch, lr=1e-2)
+    assert loss.item() == before and not loss.requires_grad  # the loss the step was taken on
+    assert optimizer.param_groups[0]["lr"] == 1e-2  # the rate given, not the optimiser's first one
+    assert model.loss(batch).item() < before - 0.05
+
+
+def test_train_step_clips_the_gradient_to_clip_norm():
+    torch.manual_seed(0)
+    model = TinyLM(LMConfig(V, dim=64, n_layers=2, n_heads=2, context=8, tied=True))
+    batch = torch.randint(0, V, (4, 9))
+    model.loss(batch).backward()
+    raw = torch.nn.utils.get_total_norm([p.grad for p in model.parameters()])
+    assert raw > 2 * CLIP_NORM  # so that the clip has work to do
+    train_step(model, adamw(model, lr=1e-3), batch, lr=1e-3)  # starts from zero gradients
+    clipped = torch.nn.utils.get_total_norm([p.grad for p in model.parameters()])  # what the step used
+    assert clipped == pytest.approx(CLIP_NORM, rel=1e-5)  # float32 sums of squares
 
 
 def test_bad_configs():

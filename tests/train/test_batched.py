@@ -23,7 +23,7 @@ from embedlab.train.batched import (
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import WordVocab, encode
 from embedlab.train.kernels import METHODS
-from embedlab.train.word2vec import TrainState, vocab_tables
+from embedlab.train.tables import TrainState, vocab_tables
 from embedlab.vectors import Vectors
 
 STEP_ATOL = 1e-6  # float32 steps vs float64 autograd on entries of size ~0.3, sums of up to 3 steps

@@ -10,7 +10,7 @@ import torch
 from embedlab.data.corpora import open_corpus
 from embedlab.train.corpus import WordVocab
 from embedlab.train.kernels import draw_noise, guide_table, linear_lr, sgns_window_update
-from embedlab.train.word2vec import vocab_tables
+from embedlab.train.tables import vocab_tables
 
 STEP_ATOL = 1e-7  # float32 kernel vs float64 autograd on entries of size ~0.1
 NOISE_TOLERANCE = 0.01  # absolute error of empirical noise frequencies from 200,000 draws (sd ≈ 0.001)

@@ -28,7 +28,8 @@ from embedlab.train.checkpoint import load_checkpoint
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import WordVocab, words
 from embedlab.train.run import DEFAULT_WATCH, train
-from embedlab.train.word2vec import Word2VecJob, init_tables
+from embedlab.train.tables import init_tables
+from embedlab.train.word2vec import Word2VecJob
 from embedlab.vectors import Vectors
 
 # One thread and a seed make word2vec a pure function of its inputs: every resumed run below must

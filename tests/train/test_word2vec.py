@@ -14,7 +14,8 @@ from embedlab.errors import InvalidValueError
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import WordVocab, encode
 from embedlab.train.kernels import METHODS
-from embedlab.train.word2vec import TrainState, Word2VecJob, init_tables, train_chunk, vocab_tables
+from embedlab.train.tables import TrainState, init_tables, vocab_tables
+from embedlab.train.word2vec import Word2VecJob, train_chunk
 from embedlab.vectors import Vectors
 
 KEEP_TOLERANCE = 0.01  # relative error of the subsampled share of ~100,000 words
@@ -71,14 +72,6 @@ def test_settings_name_the_bad_value(field, value, message):
     with pytest.raises(InvalidValueError) as info:
         RunConfig(corpus="lines", **{field: value})
     assert str(info.value) == message
-
-
-def test_init_tables_are_gensims():
-    w_in, w_out = init_tables(1000, 50, seed=3)
-    assert w_in.dtype == w_out.dtype == np.float32 and w_in.shape == w_out.shape == (1000, 50)
-    assert w_in.min() >= -1 / 50 and w_in.max() < 1 / 50 and w_in.std() > 1 / 50 / 2
-    assert not w_out.any()
-    np.testing.assert_array_equal(w_in, init_tables(1000, 50, seed=3)[0])
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -40,7 +40,7 @@ from embedlab.data.corpora import open_corpus, split_lines
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import atomic_write_text, json_safe
 from embedlab.layers.head import count_parameters
-from embedlab.models.lm import LMConfig, TinyLM, windows
+from embedlab.models.lm import LMConfig, TinyLM, adamw, train_step, warmup_cosine, window_batch
 from embedlab.tokenizer.fast import FastTokenizer
 from embedlab.tokenizer.vocab import SubwordTokenizer, count_words
 from embedlab.train.config import LM_FLOOR
@@ -185,14 +185,12 @@ def build_model(strategy: Strategy, budget: Budget, device: str = "cpu") -> Tiny
 
 def learning_rate(step: int, progress: float) -> float:
     """AdamW's rate at `step`, `progress` (0..1) of the training time spent: a linear warm-up over
-    WARMUP_STEPS, then a cosine from LR down to LM_FLOOR·LR as the clock runs out.
+    WARMUP_STEPS, then a cosine from LR down to LM_FLOOR·LR as the clock runs out (models.lm's schedule).
 
     >>> [round(learning_rate(step, progress), 6) for step, progress in ((0, 0.0), (100, 0.5), (100, 1.0))]
     [0.00015, 0.00165, 0.0003]
     """
-    warm = min(1.0, (step + 1) / WARMUP_STEPS)
-    floor = LM_FLOOR * LR
-    return warm * (floor + (LR - floor) * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
+    return warmup_cosine(step, WARMUP_STEPS, progress, LR, LM_FLOOR * LR)
 
 
 def run_text(
@@ -222,7 +220,7 @@ def run_text(
 
     torch.manual_seed(seed)
     model = build_model(strategy, budget, device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=LR, betas=(0.9, 0.95), weight_decay=0.0)
+    optimizer = adamw(model, LR)
 
     def curve_bpb() -> float:
         bpb = score(token_bits(model, curve_ids, T), lengths[curve_ids]).bits_per_byte
@@ -232,18 +230,13 @@ def run_text(
     curve = [[0.0, curve_bpb()]]
     if on_progress is not None:
         on_progress(0.0, curve[-1][1])
-    batches = _batches(train_ids, T, B, torch.Generator().manual_seed(seed))
+    batches = training_batches(train_ids, T, B, torch.Generator().manual_seed(seed))
     lengths_t = torch.as_tensor(lengths)
     elapsed, steps, bytes_seen, point = 0.0, 0, 0, 1
     while elapsed < budget.text_seconds:
         start = time.perf_counter()
         batch = next(batches)  # (B, T + 1)
-        for group in optimizer.param_groups:
-            group["lr"] = learning_rate(steps, elapsed / budget.text_seconds)
-        optimizer.zero_grad(set_to_none=True)
-        model.loss(batch.to(device)).backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
+        train_step(model, optimizer, batch.to(device), learning_rate(steps, elapsed / budget.text_seconds))
         _sync(device)
         elapsed += time.perf_counter() - start
         steps += 1
@@ -270,20 +263,24 @@ def _check_text(strategy: Strategy) -> None:
         raise InvalidValueError(f"strategy {strategy.name!r} reads images; the text side takes text strategies only")
 
 
-def _batches(ids: np.ndarray, context: int, batch_size: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
-    """Endless (B, T + 1) training batches: each epoch starts its windows (models.lm.windows) at a
-    random offset below T, so window edges move between epochs, and visits them in a random order."""
-    ids = torch.as_tensor(ids)
-    if (ids.numel() - context) // context < batch_size:
+def training_batches(
+    ids: np.ndarray, context: int, batch_size: int, generator: torch.Generator
+) -> Iterator[torch.Tensor]:
+    """(N,) token ids -> endless (B, T + 1) int64 training batches, drawn with `generator`.
+
+    Each epoch starts its windows (models.lm.windows) at a random offset below T, so window edges
+    move between epochs, and visits them in a random order; the windows past its last full batch
+    sit that epoch out."""
+    if (len(ids) - context) // context < batch_size:
         raise InvalidValueError(
-            f"the training part is {ids.numel()} tokens: too few for one batch of {batch_size} windows of {context}"
+            f"the training part is {len(ids)} tokens: too few for one batch of {batch_size} windows of {context}"
         )
     while True:
         offset = int(torch.randint(context, (1,), generator=generator))
-        epoch = windows(ids[offset:], context)  # (M, T + 1)
-        order = torch.randperm(epoch.shape[0], generator=generator)
-        for k in range(epoch.shape[0] // batch_size):
-            yield epoch[order[k * batch_size : (k + 1) * batch_size]]
+        m = (len(ids) - offset - 1) // context  # windows in ids[offset:]
+        order = torch.randperm(m, generator=generator)
+        for k in range(m // batch_size):
+            yield window_batch(ids, offset + order[k * batch_size : (k + 1) * batch_size] * context, context)
 
 
 @torch.no_grad()

@@ -3,7 +3,8 @@
 pretrained.py  HuggingFace-format folders (config.json + model.safetensors) -> layers, no pickles
 encoder.py     the full BERT-family encoder: every layer's hidden states and attention weights
 pipeline.py    text -> pieces -> ids -> addends -> X, step by step (`embedlab embed`)
-lm.py          TinyLM: a GPT-2-shaped causal language model, tied or untied head
+lm.py          TinyLM: a GPT-2-shaped causal language model, tied or untied head, and how it trains
+               (window batches, AdamW, one clipped step, the warm-up/cosine rate), for train/ and arena/
 vit.py         ViT: a small Vision Transformer classifier (patches + CLS + positions, pre-norm blocks)
 """
 

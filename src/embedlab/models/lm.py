@@ -7,6 +7,15 @@
 The saved embedding is the token table `model.token_table` (V, D). Tying makes one table serve
 both ends: the input reads row i for piece i, the output scores piece i by h · E[i], so the
 table receives gradient from both uses and the model has V·D fewer parameters.
+
+How TinyLM trains is written here once, for the lm training method (train/lm_job.py) and the
+arena's text strategies (arena/text.py): windows of context + 1 pieces (`windows`, `window_batch`),
+AdamW (`adamw`), one clipped step (`train_step`) and a warm-up/cosine rate (`warmup_cosine`).
+
+    optimizer = adamw(model, lr=3e-3)
+    for step, starts in enumerate(batches_of_window_starts):
+        lr = warmup_cosine(step, warmup=20, progress=step / steps, peak=3e-3, floor=3e-4)
+        loss = train_step(model, optimizer, window_batch(ids, starts, model.config.context), lr)
 """
 
 from __future__ import annotations
@@ -21,6 +30,8 @@ from torch import nn
 
 from embedlab.errors import InvalidValueError, check_float, check_int
 from embedlab.layers.recipes import InputEmbedding, recipe
+
+CLIP_NORM = 1.0  # gradients are clipped to this global norm before a step: one odd batch cannot throw the table off
 
 
 @dataclass(frozen=True)
@@ -102,12 +113,19 @@ class TinyLM(nn.Module):
 
     def loss(self, windows: torch.Tensor) -> torch.Tensor:
         """(B, T + 1) ids -> mean cross-entropy of predicting pieces 1..T from those before."""
-        logits = self(windows[:, :-1])
-        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), windows[:, 1:].reshape(-1))
+        return next_piece_loss(self, windows)
 
     def parameter_count(self) -> int:
         """Trainable numbers, a tied table counted once (nn.Module.parameters() dedups it)."""
         return sum(p.numel() for p in self.parameters())
+
+
+def next_piece_loss(net: nn.Module, batch: torch.Tensor) -> torch.Tensor:
+    """(B, T + 1) ids -> mean cross-entropy of `net`'s (B, T, V) logits for pieces 1..T, read from
+    pieces 0..T-1. `net` is a TinyLM or a DistributedDataParallel around one (called, so that DDP
+    averages the gradients over ranks)."""
+    logits = net(batch[:, :-1])  # (B, T, V)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1))
 
 
 def windows(ids: np.ndarray | torch.Tensor, context: int) -> torch.Tensor:
@@ -121,6 +139,56 @@ def windows(ids: np.ndarray | torch.Tensor, context: int) -> torch.Tensor:
             f"need at least {context + 1} pieces for one window of context {context}; got {ids.numel()}"
         )
     return ids[: m * context + 1].unfold(0, context + 1, context)
+
+
+def window_batch(ids: np.ndarray, starts: np.ndarray | torch.Tensor, context: int) -> torch.Tensor:
+    """(N,) piece ids (an array or a memory map: only the rows asked for are read), (B,) window
+    starts -> (B, context + 1) int64, row b = ids[starts[b] : starts[b] + context + 1].
+
+    A training batch is the windows of `windows` (starts 0, T, 2T, ...) that a shuffled order picks.
+
+    >>> window_batch(np.arange(10), np.array([4, 0]), 3).tolist()
+    [[4, 5, 6, 7], [0, 1, 2, 3]]
+    """
+    starts = np.asarray(starts, dtype=np.int64)
+    return torch.as_tensor(np.asarray(ids[starts[:, None] + np.arange(context + 1)], dtype=np.int64))
+
+
+def adamw(model: nn.Module, lr: float) -> torch.optim.AdamW:
+    """TinyLM's optimiser: AdamW with GPT-2's betas (0.9, 0.95); no weight decay, which would pull
+    the rows of rarely seen pieces toward zero between their updates."""
+    return torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.0)
+
+
+def warmup_cosine(step: int, warmup: int, progress: float, peak: float, floor: float) -> float:
+    """The learning rate of optimizer step `step` (from 0): a linear warm-up over the first `warmup`
+    steps, times a cosine from `peak` down to `floor` as `progress` runs from 0 to 1 (held past 1).
+
+    What `progress` counts is the caller's: the lm training method, the steps after the warm-up
+    (so the warm-up reaches `peak`); the arena, the share of its training time spent.
+
+    >>> [round(warmup_cosine(s, 4, p, 1.0, 0.1), 6) for s, p in ((0, 0.0), (3, 0.0), (9, 0.5), (9, 2.0))]
+    [0.25, 1.0, 0.55, 0.1]
+    """
+    warm = min(1.0, (step + 1) / warmup)
+    return warm * (floor + (peak - floor) * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
+
+
+def train_step(net: nn.Module, optimizer: torch.optim.Optimizer, batch: torch.Tensor, lr: float) -> torch.Tensor:
+    """One optimizer step at rate `lr` on (B, T + 1) windows, on `net`'s device -> the batch's mean
+    loss before the step, a detached 0-d tensor (reading it with .item() waits for the device).
+
+    Gradients are clipped to a global norm of CLIP_NORM first. `net` is a TinyLM or a
+    DistributedDataParallel around one.
+    """
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    optimizer.zero_grad(set_to_none=True)
+    loss = next_piece_loss(net, batch)
+    loss.backward()
+    nn.utils.clip_grad_norm_(net.parameters(), CLIP_NORM)
+    optimizer.step()
+    return loss.detach()
 
 
 @torch.no_grad()

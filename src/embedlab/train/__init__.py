@@ -10,7 +10,8 @@ checkpoint.py   save_checkpoint / load_checkpoint (torch.save, read back without
 distributed.py  torch.distributed ranks: sharded lines, summed table updates
 corpus.py       the word tokenizer, WordVocab (counts, subsampling, noise table), streaming id Chunks
 scan.py         an ASCII text file counted and encoded in one compiled pass (word2vec's fast way in)
-word2vec.py     sgns and cbow as a job: the tables' state, one chunk of words per step
+tables.py       word2vec's state (the two tables, LCG streams, counters) and what it reads from the vocabulary
+word2vec.py     sgns and cbow as a job: one chunk of words per step, on either engine
 kernels.py      word2vec's numba kernels (skip-gram by windows, CBOW, negative sampling, Hogwild threads)
 batched.py      the same algorithms as batched torch steps, for GPUs
 lm_job.py       the lm method as a job: a BPE tokenizer, then TinyLM (embedlab.models.lm) by AdamW steps
@@ -20,7 +21,8 @@ from embedlab.train.config import RunConfig
 from embedlab.train.corpus import Chunk, ChunkCache, WordVocab, encode, words
 from embedlab.train.job import JOBS, Job
 from embedlab.train.run import Progress, RunResult, train
-from embedlab.train.word2vec import TrainState, Word2VecJob, init_tables
+from embedlab.train.tables import TrainState, init_tables
+from embedlab.train.word2vec import Word2VecJob
 
 __all__ = [
     "JOBS",

@@ -1,6 +1,6 @@
 """word2vec on torch tensors: the skip-gram and CBOW of kernels.py as minibatched steps, for GPUs.
 
-    state, tables = TrainState.new(vocab, config), vocab_tables(vocab, config.sample)   # word2vec.py
+    state, tables = TrainState.new(vocab, config), vocab_tables(vocab, config.sample)   # tables.py
     trainer = BatchedTrainer(state, tables, config, device="cuda")
     with ChunkCache(open_corpus("gcide"), vocab, 100_000) as chunks:
         for epoch in range(config.epochs):
@@ -38,7 +38,7 @@ from embedlab.errors import InvalidValueError, check_float, check_int
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import Chunk
 from embedlab.train.kernels import CBOW_MEAN, LOSS_EVERY, MAX_EXP, linear_lr
-from embedlab.train.word2vec import Tables, TrainState
+from embedlab.train.tables import Tables, TrainState
 
 # Examples (skip-gram pairs, CBOW windows) per step: thousands of rows for a GPU at once, few enough
 # that frequent words do not take oversized summed steps. On 2M words of gcide (dim 100, 5 epochs)

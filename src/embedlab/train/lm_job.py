@@ -27,7 +27,7 @@ from tokenizers import Tokenizer
 from torch.nn.parallel import DistributedDataParallel
 
 from embedlab.errors import InvalidValueError
-from embedlab.models.lm import LMConfig, TinyLM, evaluate
+from embedlab.models.lm import LMConfig, TinyLM, adamw, evaluate, train_step, warmup_cosine, window_batch
 from embedlab.tokenizer import FastTokenizer
 from embedlab.tokenizer.bytes import piece_word
 from embedlab.train.config import RunConfig
@@ -77,13 +77,13 @@ class LMJob:
         self.steps_per_epoch = math.ceil(per_rank / config.batch_size)
         stride = config.context
         n_valid = min(VALIDATION_WINDOWS, (len(valid) - 1) // stride)
-        self.valid = torch.as_tensor(_gather(valid, np.arange(n_valid) * stride, stride + 1))
+        self.valid = window_batch(valid, np.arange(n_valid) * stride, stride)
 
         torch.manual_seed(config.seed)  # the same initial model on every rank
         lm = LMConfig(tokenizer.vocab_size, config.dim, config.layers, config.heads, config.context, config.tied)
         self.model = TinyLM(lm, device=self.device)
         self.ddp = DistributedDataParallel(self.model) if dist.world > 1 else self.model
-        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.lr, betas=(0.9, 0.95), weight_decay=0.0)
+        self.optimizer = adamw(self.model, config.lr)
         self.step_count = 0  # optimizer steps taken, all epochs
         self.pieces_done = 0  # input pieces trained on, this rank
         self.epoch_loss = [0.0, 0]  # sum of batch losses and batches this epoch
@@ -109,14 +109,12 @@ class LMJob:
 
     @property
     def lr(self) -> float:
-        """Linear warm-up to config.lr, then cosine decay to config.min_lr at the last step."""
+        """Linear warm-up to config.lr over the first WARMUP of the steps, then cosine decay to
+        config.min_lr at the last step."""
         total = self.config.epochs * self.steps_per_epoch
         warmup = max(1, int(WARMUP * total))
-        if self.step_count < warmup:
-            return self.config.lr * (self.step_count + 1) / warmup
-        progress = (self.step_count - warmup) / max(1, total - warmup)
-        low, high = self.config.min_lr, self.config.lr
-        return low + (high - low) * 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
+        progress = max(0, self.step_count - warmup) / max(1, total - warmup)  # the cosine starts after the warm-up
+        return warmup_cosine(self.step_count, warmup, progress, self.config.lr, self.config.min_lr)
 
     def steps(self, epoch: int, skip: int) -> Iterator[None]:
         """AdamW steps of epoch `epoch`, from its step `skip` on."""
@@ -127,16 +125,8 @@ class LMJob:
         mine = order[self.dist.rank :: self.dist.world][: self.windows // self.dist.world].numpy()
         self.model.train()
         for step in range(skip, self.steps_per_epoch):
-            starts = mine[step * B : (step + 1) * B] * T
-            batch = torch.as_tensor(_gather(self.train_ids, starts, T + 1), device=self.device)
-            for group in self.optimizer.param_groups:
-                group["lr"] = self.lr
-            self.optimizer.zero_grad(set_to_none=True)
-            logits = self.ddp(batch[:, :-1])
-            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
-            self.optimizer.step()
+            batch = window_batch(self.train_ids, mine[step * B : (step + 1) * B] * T, T).to(self.device)
+            loss = train_step(self.ddp, self.optimizer, batch, self.lr)
             self.step_count += 1
             inputs = batch[:, :-1].reshape(-1).cpu().numpy()
             self.update_counts_local += np.bincount(inputs, minlength=len(self.update_counts_local))
@@ -236,8 +226,3 @@ def _encode(lines: Iterable[str], tokenizer: FastTokenizer, train_file, valid_fi
 def _memmap(file) -> np.ndarray:
     size = os.fstat(file.fileno()).st_size // 4
     return np.memmap(file, dtype=np.int32, mode="r", shape=(size,)) if size else np.zeros(0, np.int32)
-
-
-def _gather(ids: np.ndarray, starts: np.ndarray, length: int) -> np.ndarray:
-    """(B,) window starts -> (B, length) int64 ids[start : start + length] for each."""
-    return np.asarray(ids[starts[:, None] + np.arange(length)], dtype=np.int64)

@@ -35,7 +35,7 @@ import numpy as np
 from safetensors.numpy import save as safetensors_bytes
 
 from embedlab import __version__
-from embedlab.data.corpora import open_corpus
+from embedlab.data.corpora import Corpus, open_corpus
 from embedlab.data.themes import WORDS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.files import atomic_write_text, atomic_writer, json_safe
@@ -75,6 +75,48 @@ class RunResult:
     metrics: dict = field(default_factory=dict)
 
 
+@dataclass
+class RunState:
+    """One run as its loop drives it: what `train` was given and has checked, and what the loop
+    keeps for the end. Built once by `train`; `_run` steps it, `_finish` writes it out."""
+
+    config: RunConfig  # the run's settings (a resumed run's own, read from its folder)
+    out: Path  # the run folder
+    corpus: Corpus  # where the lines come from: its name and file go into run.json and metrics.json
+    job: Job  # the method's steps, tables and state (job.Job)
+    dist: Dist  # this process among the torch.distributed ranks (one process: rank 0 of 1)
+    watched: np.ndarray  # (W,) int64 rows of the watched tokens, snapshotted over the run
+    resume: bool  # go on from the folder's checkpoint instead of starting the folder
+    checkpoint_every: float  # seconds between checkpoints, besides the one at each epoch's end
+    evaluate: bool  # score the table on the word benchmarks at the end
+    on_progress: Callable[[Progress], None] | None  # called after every step
+    on_snapshot: Callable[[list[str], np.ndarray, int], None] | None  # (tokens, rows (W, D), done) per snapshot
+    should_stop: Callable[[], bool] | None  # polled after every step: True stops the run with a checkpoint
+    timings: dict[str, float]  # seconds of "setup", then "training", "writing" and "evaluation" as each ends
+    snapshots: list[tuple[int, np.ndarray]] = field(default_factory=list)  # (units done, (W, D) rows), in order
+    done_at_start: int = 0  # units done before this process began: a resumed run's earlier part
+
+    def snapshot(self) -> None:
+        """Keep the watched rows as they are now (and show them to on_snapshot)."""
+        rows = self.job.rows(self.watched)
+        self.snapshots.append((self.job.done, rows))
+        if self.on_snapshot is not None:
+            self.on_snapshot([self.job.keys[i] for i in self.watched], rows, self.job.done)
+
+    def checkpoint(self, epoch: int, step: int) -> None:
+        """Save the job's state, the snapshots so far and the cursor (epoch, steps done in it).
+        A collective under torch.distributed: every rank calls it, rank 0 writes."""
+        arrays, meta = self.job.state_dict()
+        if self.dist.main:
+            shape = (0, len(self.watched), self.config.dim)
+            stack = np.stack([rows for _, rows in self.snapshots]) if self.snapshots else np.zeros(shape)
+            save_checkpoint(
+                self.out / CHECKPOINT,
+                {**{f"job.{k}": v for k, v in arrays.items()}, "snapshots": stack.astype(np.float32)},
+                {"epoch": epoch, "step": step, "job": meta, "snapshot_words": [w for w, _ in self.snapshots]},
+            )
+
+
 def train(
     config: RunConfig,
     out: str | Path,
@@ -109,87 +151,83 @@ def train(
     job = JOBS[config.method].create(lines, config, out, resume, dist)
     setup = time.perf_counter() - start  # the vocabulary pass (word2vec) or the tokenizer (lm)
     try:
-        watched = _watch_ids(job.keys, watch)  # the last check: nothing is written before it
-        return _run(config, out, corpus, job, watched, resume, checkpoint_every, evaluate,
-                    on_progress, on_snapshot, should_stop, dist, setup)  # fmt: skip
+        run = RunState(
+            config=config,
+            out=out,
+            corpus=corpus,
+            job=job,
+            dist=dist,
+            watched=_watch_ids(job.keys, watch),  # the last check: nothing is written before it
+            resume=resume,
+            checkpoint_every=checkpoint_every,
+            evaluate=evaluate,
+            on_progress=on_progress,
+            on_snapshot=on_snapshot,
+            should_stop=should_stop,
+            timings={"setup": setup},
+        )
+        return _run(run)
     finally:
         job.close()  # the corpus cache's temporary files, also on an error or Ctrl-C
 
 
-def _run(config, out, corpus, job, watched, resume, checkpoint_every, evaluate,
-         on_progress, on_snapshot, should_stop, dist, setup) -> RunResult:  # fmt: skip
+def _run(run: RunState) -> RunResult:
     """The training loop of `train`, after its checks."""
-    cursor, snapshots = (0, 0), []
-    if resume:
+    job, config, dist, out = run.job, run.config, run.dist, run.out
+    cursor = (0, 0)
+    if run.resume:
         arrays, meta = load_checkpoint(out / CHECKPOINT)
         job.load_state_dict({k[4:]: v for k, v in arrays.items() if k.startswith("job.")}, meta["job"])
         cursor = (meta["epoch"], meta["step"])
-        snapshots = list(zip(meta["snapshot_words"], arrays["snapshots"], strict=True))
+        run.snapshots = list(zip(meta["snapshot_words"], arrays["snapshots"], strict=True))
     elif dist.main:
         out.mkdir(parents=True, exist_ok=True)
         job.save_setup(out)
-        _write_run(out, config, corpus, "running")
+        _write_run(out, config, run.corpus, "running")
 
-    def checkpoint(epoch: int, step: int) -> None:
-        arrays, meta = job.state_dict()
-        if dist.main:
-            stack = np.stack([rows for _, rows in snapshots]) if snapshots else np.zeros((0, len(watched), config.dim))
-            save_checkpoint(
-                out / CHECKPOINT,
-                {**{f"job.{k}": v for k, v in arrays.items()}, "snapshots": stack.astype(np.float32)},
-                {"epoch": epoch, "step": step, "job": meta, "snapshot_words": [w for w, _ in snapshots]},
-            )
-
-    def snapshot() -> None:
-        rows = job.rows(watched)
-        snapshots.append((job.done, rows))
-        if on_snapshot is not None:
-            on_snapshot([job.keys[i] for i in watched], rows, job.done)
-
-    if not snapshots:
-        snapshot()  # the rows before training: random
+    if not run.snapshots:
+        run.snapshot()  # the rows before training: random
     every = max(1, job.total // SNAPSHOTS)
     start, last_save, stopped = time.perf_counter(), time.perf_counter(), False
-    done_at_start = job.done
+    run.done_at_start = job.done
     epoch, step = cursor
     while epoch < config.epochs and not stopped:
         for _ in job.steps(epoch, step):
             step += 1
-            if job.done // every > snapshots[-1][0] // every:
-                snapshot()
-            if on_progress is not None:
+            if job.done // every > run.snapshots[-1][0] // every:
+                run.snapshot()
+            if run.on_progress is not None:
                 seconds = time.perf_counter() - start
-                rate = (job.done - done_at_start) / seconds if seconds > 0 else 0.0
-                on_progress(
+                rate = (job.done - run.done_at_start) / seconds if seconds > 0 else 0.0
+                run.on_progress(
                     Progress(epoch, config.epochs, job.done, job.total, job.unit, job.loss, job.lr, seconds, rate)
                 )
-            if dist.world == 1 and time.perf_counter() - last_save >= checkpoint_every:
-                checkpoint(epoch, step)  # distributed runs save at epoch ends, where all ranks agree
+            if dist.world == 1 and time.perf_counter() - last_save >= run.checkpoint_every:
+                run.checkpoint(epoch, step)  # distributed runs save at epoch ends, where all ranks agree
                 last_save = time.perf_counter()
-            if should_stop is not None and should_stop():
+            if run.should_stop is not None and run.should_stop():
                 stopped = True
                 break
         if not stopped:
             epoch, step = epoch + 1, 0
-        checkpoint(epoch, step)
+        run.checkpoint(epoch, step)
         last_save = time.perf_counter()
-    seconds = time.perf_counter() - start
-    if not stopped and snapshots[-1][0] != job.done:
-        snapshot()  # the last step was short of a snapshot boundary: the final rows still end the series
+    run.timings["training"] = time.perf_counter() - start
+    if not stopped and run.snapshots[-1][0] != job.done:
+        run.snapshot()  # the last step was short of a snapshot boundary: the final rows still end the series
     if stopped:
         if dist.main:
-            _write_run(out, config, corpus, "stopped")
+            _write_run(out, config, run.corpus, "stopped")
         return RunResult(out, "stopped")
-    timings = {"setup": setup, "training": seconds}
-    metrics = _finish(out, config, corpus, job, watched, snapshots, timings, done_at_start, evaluate, dist)
-    return RunResult(out, "finished", metrics)
+    return RunResult(out, "finished", _finish(run))
 
 
-def _finish(out, config, corpus, job, watched, snapshots, timings, done_at_start, evaluate, dist) -> dict:
+def _finish(run: RunState) -> dict:
     """Write the table, its exports, update counts, snapshots and metrics; drop the checkpoint.
-    timings: seconds of "setup" and "training", to which "writing" and "evaluation" are added."""
+    Adds "writing" and "evaluation" to run.timings."""
+    job, out, timings = run.job, run.out, run.timings
     counts, job_metrics = job.gather()  # a collective under torch.distributed: every rank calls it
-    if not dist.main:
+    if not run.dist.main:
         return {}
     start, seconds = time.perf_counter(), timings["training"]
     table = Table(list(job.keys), np.ascontiguousarray(job.table(), dtype=np.float32), job.counts.tolist())
@@ -197,29 +235,36 @@ def _finish(out, config, corpus, job, watched, snapshots, timings, done_at_start
     write_table(table, out / "vectors.txt", "word2vec")
     with atomic_writer(out / UPDATE_COUNTS, "wb") as f:
         np.save(f, counts)
+    snapshots = {
+        "vectors": np.stack([rows for _, rows in run.snapshots]).astype(np.float32),  # (S, W, D)
+        "words": np.array([done for done, _ in run.snapshots], dtype=np.int64),  # (S,) units done at each
+        "ids": np.asarray(run.watched, dtype=np.int64),  # (W,)
+    }
+    tokens = json.dumps([job.keys[i] for i in run.watched])
     with atomic_writer(out / "snapshots.safetensors", "wb") as f:
-        f.write(safetensors_bytes(
-            {"vectors": np.stack([r for _, r in snapshots]).astype(np.float32),
-             "words": np.array([w for w, _ in snapshots], dtype=np.int64),
-             "ids": np.asarray(watched, dtype=np.int64)},
-            metadata={"tokens": json.dumps([job.keys[i] for i in watched]), "unit": job.unit},
-        ))  # fmt: skip
+        f.write(safetensors_bytes(snapshots, metadata={"tokens": tokens, "unit": job.unit}))
     timings["writing"] = time.perf_counter() - start
-    trained = job_metrics.get(job.unit, job.done) - done_at_start  # exact over ranks
+    trained = job_metrics.get(job.unit, job.done) - run.done_at_start  # exact over ranks
     metrics = {
-        "method": config.method, "corpus": corpus.name, "vocabulary": len(job.keys), "dim": config.dim,
-        job.unit: job.done, "seconds": round(seconds, 3),  # this process's part when resumed
+        "method": run.config.method,
+        "corpus": run.corpus.name,
+        "vocabulary": len(job.keys),
+        "dim": run.config.dim,
+        job.unit: job.done,
+        "seconds": round(seconds, 3),  # this process's part when resumed
         f"{job.unit}_per_second": round(trained / seconds, 1) if seconds > 0 else None,
-        "final_loss": job.loss, "processes": dist.world, **job_metrics,
-    }  # fmt: skip
-    if evaluate:
+        "final_loss": job.loss,
+        "processes": run.dist.world,
+        **job_metrics,
+    }
+    if run.evaluate:
         start = time.perf_counter()
         metrics["benchmarks"] = _benchmarks(job)
         timings["evaluation"] = time.perf_counter() - start
     metrics["timings"] = {name: round(value, 3) for name, value in timings.items()}  # seconds
     metrics = json_safe(metrics)
     atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2, allow_nan=False) + "\n")
-    _write_run(out, config, corpus, "finished")
+    _write_run(out, run.config, run.corpus, "finished")
     (out / CHECKPOINT).unlink(missing_ok=True)
     return metrics
 
@@ -278,7 +323,7 @@ def _read_run(out: Path) -> dict:
     return saved
 
 
-def _write_run(out: Path, config: RunConfig, corpus, status: str) -> None:
+def _write_run(out: Path, config: RunConfig, corpus: Corpus, status: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     record = {"embedlab": __version__, "status": status, "config": config.to_dict(), "corpus_file": str(corpus.path)}
     atomic_write_text(out / RUN_FILE, json.dumps(record, indent=2) + "\n")

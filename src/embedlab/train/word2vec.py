@@ -1,4 +1,4 @@
-"""word2vec as a training job: the state the kernels update, and one step = one chunk of words.
+"""word2vec as a training job: one step = one chunk of words, on the numba kernels or the batched engine.
 
     job = Word2VecJob.create(lines, RunConfig(corpus="gcide"), out, resume=False, dist=Dist())
     for epoch in range(config.epochs):
@@ -17,10 +17,8 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -28,59 +26,15 @@ import torch
 
 from embedlab.errors import InvalidValueError
 from embedlab.files import atomic_write_text
+from embedlab.train.batched import BatchedTrainer
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import Chunk, ChunkCache, WordVocab, count_words, prefetch
 from embedlab.train.distributed import Dist
-from embedlab.train.kernels import CBOW_MEAN, LOSS_EVERY, cbow_chunk, guide_table, linear_lr, sgns_chunk
+from embedlab.train.kernels import CBOW_MEAN, LOSS_EVERY, cbow_chunk, linear_lr, sgns_chunk
 from embedlab.train.scan import ScannedText, scan_text
+from embedlab.train.tables import Tables, TrainState, vocab_tables
 
 BATCH_WORDS = 10_000  # words per thread per kernel call (gensim's job size); a device takes 20 threads' worth
-
-
-@dataclass
-class TrainState:
-    """Everything a run needs to go on from where it is: save these and a resume is exact."""
-
-    w_in: np.ndarray  # (V, D) float32 input rows: the embedding table
-    w_out: np.ndarray  # (V, D) float32 output rows, predicted against
-    rng_state: np.ndarray  # (threads,) uint64: each thread's LCG
-    update_counts: np.ndarray  # (threads, V) int64: gradient steps each input row took, counted per thread
-    words_total: int  # words planned, epochs × vocab.total: the learning rate reaches min_lr there
-    words_done: int = 0  # in-vocabulary corpus words trained so far, all epochs
-    kept_words: int = 0  # of those, the ones subsampling kept
-    loss_sum: float = 0.0  # -log σ summed over the targets of every LOSS_EVERY-th centre word
-    loss_terms: int = 0  # targets in loss_sum
-
-    @classmethod
-    def new(cls, vocab: WordVocab, config: RunConfig) -> TrainState:
-        w_in, w_out = init_tables(len(vocab), config.dim, config.seed)
-        streams = np.random.SeedSequence(config.seed).generate_state(config.threads, dtype=np.uint64)
-        counts = np.zeros((config.threads, len(vocab)), dtype=np.int64)
-        return cls(w_in, w_out, streams, counts, config.epochs * vocab.total)
-
-
-def init_tables(V: int, dim: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """-> w_in (V, D) uniform in [-1/D, 1/D), w_out (V, D) zeros, float32: gensim's init.
-
-    word2vec's C tool draws from half that range; on 1M words of gcide gensim's range scored
-    better on all three benchmarks (5 seeds), and gensim's scores are the target.
-    """
-    w_in = np.random.default_rng(seed).random((V, dim), dtype=np.float32)  # [0, 1)
-    w_in = (w_in * np.float32(2.0) - np.float32(1.0)) / np.float32(dim)  # small rows: every word starts near 0
-    return w_in, np.zeros((V, dim), dtype=np.float32)
-
-
-class Tables(NamedTuple):
-    """What the kernels read from the vocabulary, built once per run by vocab_tables."""
-
-    keep: np.ndarray  # (V,) float32 subsampling keep probabilities
-    cum_table: np.ndarray  # (V,) uint32 noise distribution, gensim's cum_table
-    guide: np.ndarray  # (V,) int64 guide_table(cum_table)
-
-
-def vocab_tables(vocab: WordVocab, sample: float) -> Tables:
-    cum_table = vocab.noise_table()
-    return Tables(vocab.keep_probabilities(sample), cum_table, guide_table(cum_table))
 
 
 def split_parts(starts: np.ndarray, parts: int) -> np.ndarray:
@@ -174,7 +128,9 @@ class Word2VecJob:
             self.cache = ChunkCache(scan, vocab, chunk_words, encoder=ScannedText.encode)
         else:
             self.cache = ChunkCache(lines, vocab, chunk_words)
-        self.engine = None if self.device.type == "cpu" else _batched(self.state, self.tables, config, self.device)
+        self.engine = (
+            None if self.device.type == "cpu" else BatchedTrainer(self.state, self.tables, config, self.device)
+        )
         self.epoch_loss = (0.0, 0)  # loss sums at the start of the current epoch
         self._bases = None  # distributed: the tables as of the last round
 
@@ -274,7 +230,7 @@ class Word2VecJob:
             self._reseed(s.words_done)
             self._bases = None
         if self.engine is not None:
-            self.engine = _batched(s, self.tables, self.config, self.device)
+            self.engine = BatchedTrainer(s, self.tables, self.config, self.device)
 
     def gather(self) -> tuple[np.ndarray, dict]:
         """-> (V,) int64 gradient steps each embedding row took, and the job's metrics, summed
@@ -304,9 +260,3 @@ class Word2VecJob:
         """A distributed rank's own LCG streams (a resume draws new ones: ranks do not save theirs)."""
         seeds = np.random.SeedSequence((self.config.seed, self.dist.rank, words_done))
         self.state.rng_state[:] = seeds.generate_state(self.config.threads, dtype=np.uint64)
-
-
-def _batched(state: TrainState, tables: Tables, config: RunConfig, device: torch.device):
-    from embedlab.train.batched import BatchedTrainer  # torch engine, only for accelerator devices
-
-    return BatchedTrainer(state, tables, config, device)
