@@ -43,6 +43,18 @@ class FileFormatError(InvalidValueError):
     file and the line (text formats) or byte offset (binary formats) where reading failed."""
 
 
+def plain(text: object, limit: int = 200) -> str:
+    """`text` (another library's message, a line read from a file) as one printable line for an
+    error message: runs of whitespace and line breaks become one space, other unprintable
+    characters "?", and a text longer than `limit` is cut, ending in "...".
+
+    >>> plain("EOF while parsing\\n  at line 1\\x00")
+    'EOF while parsing at line 1?'
+    """
+    text = "".join(c if c.isprintable() else "?" for c in " ".join(str(text).split()))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def unknown_name(kind: str, name: str, known: list[str] | tuple[str, ...]) -> UnknownNameError:
     """The error for `name` not among `known`, listing them: 'unknown preset 'x'; known: a, b'."""
     return UnknownNameError(f"unknown {kind} {name!r}; known: {', '.join(sorted(known))}")

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
-from embedlab.errors import InvalidValueError, MissingDataError
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.tokenizer.bpe import BPE, TIED_KEPT
 from embedlab.tokenizer.pretokenize import SPLITTERS, alphabet
 
@@ -262,10 +262,10 @@ def test_bad_files(tmp_path):
         BPE.load(tmp_path / "missing.json")
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "embedlab-bpe", "mode": "byte"}')
-    with pytest.raises(InvalidValueError, match="bad.json is not a valid embedlab BPE file"):
+    with pytest.raises(FileFormatError, match="bad.json: not a readable embedlab BPE file \\(no 'split' field\\)"):
         BPE.load(bad)
     bad.write_text("not json")
-    with pytest.raises(InvalidValueError, match="is not a valid embedlab BPE file"):
+    with pytest.raises(FileFormatError, match="bad.json: not a readable embedlab BPE file \\(not valid JSON"):
         BPE.load(bad)
 
 

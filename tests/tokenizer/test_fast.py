@@ -7,7 +7,7 @@ from itertools import islice
 import pytest
 
 from embedlab.data.corpora import open_corpus
-from embedlab.errors import InvalidValueError, MissingDataError
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.tokenizer.bpe import BPE
 from embedlab.tokenizer.fast import FastTokenizer, load_tokenizer
 
@@ -92,7 +92,7 @@ def test_bad_input(tmp_path):
         FastTokenizer.load(tmp_path)  # a folder without one
     corrupt = tmp_path / "tokenizer.json"
     corrupt.write_text('{"model": {"type": "BPE", "vocab": 3}}')
-    with pytest.raises(InvalidValueError, match="tokenizer.json is not a valid tokenizer file"):
+    with pytest.raises(FileFormatError, match="tokenizer.json: not a readable tokenizer file .*expected a map"):
         FastTokenizer.load(corrupt)
     with pytest.raises(InvalidValueError, match="vocab_size 100 is below the alphabet size 257"):
         FastTokenizer.train("the cat", vocab_size=100, special_tokens=["<pad>"])
