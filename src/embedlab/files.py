@@ -100,7 +100,7 @@ def json_safe(value: object) -> object:
 HEAD_BYTES = 4096  # enough of a file's start to tell its kind
 # kinds content_kind names that readers expect
 KIND_NPY, KIND_SAFETENSORS = "a NumPy .npy array", "a safetensors file"
-KIND_ZIP = "a zip archive (a torch checkpoint, .npz or .zip)"
+KIND_ZIP = "a zip archive, such as a torch checkpoint or an .npz file"
 NOT_UTF8 = "text in an encoding other than UTF-8 (save it as UTF-8)"
 # Leading bytes of the formats people hand a reader by mistake (a file's "magic number").
 _SIGNATURES = (
@@ -114,7 +114,7 @@ _SIGNATURES = (
     (b"GIF89a", "a GIF image"),
     (b"%PDF-", "a PDF document"),
     (b"\x93NUMPY", KIND_NPY),
-    (b"\xba\x16\x4f\x2f", "a fastText model (.bin; its vectors are read from fastText's .vec text)"),
+    (b"\xba\x16\x4f\x2f", "a fastText model, whose vectors this library reads from fastText's .vec file"),
     (b"\xff\xfe", "UTF-16 text (save it as UTF-8)"),
     (b"\xfe\xff", "UTF-16 text (save it as UTF-8)"),
 )

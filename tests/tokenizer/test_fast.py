@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from itertools import islice
 
 import pytest
@@ -99,3 +100,31 @@ def test_bad_input(tmp_path):
     fast = FastTokenizer.load("minilm")
     with pytest.raises(InvalidValueError, match="token id 30522 is out of range: vocab_size is 30522"):
         fast.decode([1, 30522])
+
+
+DAMAGED_FILES = {  # case -> (tokenizer.json text from the saved one, counts.json text, the file named, it says)
+    "tokenizer cut short": (lambda t: t[: len(t) // 2], None, "tokenizer.json", "cut short: "),
+    "tokenizer not a tokenizer": (lambda t: '{"model": 7}', None, "tokenizer.json", "HuggingFace tokenizers says: "),
+    "counts cut short": (None, "[1, 2, 3", "tokenizer.counts.json", "cut short: "),
+    "counts not a list": (None, '{"the": 3}', "tokenizer.counts.json", "expected a list; found an object"),
+    "counts of another vocabulary": (None, "[1, 2, 3]", "tokenizer.counts.json", "integers >= 0, one per piece"),
+    "counts negative": (None, json.dumps([-1] * 268), "tokenizer.counts.json", "expected 268 integers >= 0"),
+}
+
+
+@pytest.mark.parametrize("case", DAMAGED_FILES)
+def test_a_damaged_tokenizer_or_counts_file_raises_file_format_error(tmp_path, case):
+    damage_tokenizer, counts, name, says = DAMAGED_FILES[case]
+    fast = FastTokenizer.train("the cat sat on the mat " * 20, vocab_size=300)  # stops at 268: no pair is left
+    fast.counts = [1] * fast.vocab_size
+    path = fast.save(tmp_path / "tokenizer.json")
+    if damage_tokenizer is not None:
+        path.write_text(damage_tokenizer(path.read_text(encoding="utf-8")), encoding="utf-8")
+    if counts is not None:
+        (tmp_path / "tokenizer.counts.json").write_text(counts, encoding="utf-8")
+    for load in (FastTokenizer.load, load_tokenizer):
+        with pytest.raises(FileFormatError) as info:
+            load(path)
+        message = str(info.value)
+        assert message.startswith(f"{tmp_path / name}: not a readable ") and says in message, message
+        assert message.isprintable()

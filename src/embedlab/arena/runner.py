@@ -108,7 +108,7 @@ class Race:
         if not path.is_file():
             return None
         recover = "run the race again to write it (its finished runs are kept), or remove it"
-        return read_json(path, "race results", recover, keys=("strategies", "tasks", "results", "runs"))
+        return read_json(path, "race results file", recover, keys=("strategies", "tasks", "results", "runs"))
 
     def pairs(self) -> list[tuple[str, int]]:
         """(strategy, seed) of every run the race needs: strategies with an applicable task."""
