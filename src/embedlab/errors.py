@@ -44,7 +44,20 @@ class BusyError(EmbedlabError):
 
 class FileFormatError(InvalidValueError):
     """A file that is corrupt, truncated or not in the format it claims; the message names the
-    file and the line (text formats) or byte offset (binary formats) where reading failed."""
+    file and the line (text formats) or byte offset (binary formats) where reading failed, or what
+    was expected and what the file holds instead, in plain words (files.not_readable)."""
+
+
+def plain(text: object, limit: int = 200) -> str:
+    """`text` (another library's message, a line read from a file) as one printable line for an
+    error message: runs of whitespace and line breaks become one space, other unprintable
+    characters "?", and a text longer than `limit` is cut, ending in "...".
+
+    >>> plain("EOF while parsing\\n  at line 1\\x00")
+    'EOF while parsing at line 1?'
+    """
+    text = "".join(c if c.isprintable() else "?" for c in " ".join(str(text).split()))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def unknown_name(kind: str, name: str, known: list[str] | tuple[str, ...]) -> UnknownNameError:

@@ -1,6 +1,10 @@
 """Writing files so that a crash never leaves a half-written one (temporary name, then rename), the
-folder where data built once is kept, and values made fit for strict JSON.
+folder where data built once is kept, values made fit for strict JSON, and reading files that may
+not be what they claim.
 
+    file_kind(path)                      what a file holds, in words: "text", "a gzip-compressed file", ...
+    not_readable(path, expected, ...)    the FileFormatError naming the file, what was expected and what it holds
+    read_json(path, what, recover)       a JSON file embedlab wrote; a damaged one says how to recover
     atomic_write_text(path, text)        readers see the old file or the new one, never a part
     with atomic_writer(path, "wb") as f  the same for a stream
     cache_dir()                          $EMBEDLAB_CACHE, else $XDG_CACHE_HOME/embedlab, else ~/.cache/embedlab
@@ -13,6 +17,7 @@ folder where data built once is kept, and values made fit for strict JSON.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 import tempfile
@@ -23,7 +28,7 @@ from typing import IO, Annotated
 
 import numpy as np
 
-from embedlab.errors import InvalidValueError
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, plain
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)  # read once: os.umask can only be read by setting it
@@ -110,3 +115,144 @@ def json_safe(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+# ----- reading: files that are not what they claim ------------------------------------------------
+
+HEAD_BYTES = 4096  # enough of a file's start to tell its kind
+# kinds content_kind names that readers expect
+KIND_NPY, KIND_SAFETENSORS = "a NumPy .npy array", "a safetensors file"
+KIND_ZIP = "a zip archive, such as a torch checkpoint or an .npz file"
+NOT_UTF8 = "text in an encoding other than UTF-8 (save it as UTF-8)"
+# Leading bytes of the formats people hand a reader by mistake (a file's "magic number").
+_SIGNATURES = (
+    (b"\x1f\x8b", "a gzip-compressed file"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file"),
+    (b"\x28\xb5\x2f\xfd", "a zstd-compressed file"),
+    (b"PK\x03\x04", KIND_ZIP),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"\x93NUMPY", KIND_NPY),
+    (b"\xba\x16\x4f\x2f", "a fastText model, whose vectors this library reads from fastText's .vec file"),
+    (b"\xff\xfe", "UTF-16 text (save it as UTF-8)"),
+    (b"\xfe\xff", "UTF-16 text (save it as UTF-8)"),
+)
+_PICKLE = "a Python pickle (never loaded: it could run code)"
+_TEXT_CONTROLS = frozenset(b"\t\n\r\x0b\x0c\x1b")  # control bytes text files do hold
+
+
+def content_kind(head: bytes, size: int | None = None) -> str:
+    """What a file holds, told from its first bytes `head` (of `size` in all), in words for an error
+    message: "text", "an empty file", a known format ("a gzip-compressed file", "a PNG image", "a
+    safetensors file", ...), "binary data" (a NUL byte, or control bytes text rarely holds), or
+    NOT_UTF8 (mostly bytes that are not UTF-8). "text" may hold a few such bytes: a reader names them.
+
+    >>> content_kind(b"2 3\\ncat 1 2 3\\n"), content_kind(b"\\x1f\\x8b\\x08\\x00"), content_kind(bytes(16))
+    ('text', 'a gzip-compressed file', 'binary data')
+    """
+    if not head:
+        return "an empty file"
+    for signature, kind in _SIGNATURES:
+        if head.startswith(signature):
+            return kind
+    if head[:3] == b"BZh" and head[4:10] == b"1AY&SY":  # "BZh", the block size, then a block's magic
+        return "a bzip2-compressed file"
+    # safetensors: an 8-byte little-endian header length, then the JSON header
+    length = int.from_bytes(head[:8], "little")
+    if len(head) > 8 and head[8:9] == b"{" and (size is None or 0 < length <= size - 8):
+        return KIND_SAFETENSORS
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return _PICKLE
+    if b"\x00" in head:
+        return "binary data"
+    text = head.decode("utf-8", errors="surrogateescape")  # each invalid byte -> one U+DC80..U+DCFF
+    if len(head) == HEAD_BYTES:  # a multi-byte character cut at the end of `head` is no fault
+        text = text[:-3]
+    controls = sum(1 for c in text if ord(c) < 32 and ord(c) not in _TEXT_CONTROLS)
+    invalid = sum(1 for c in text if "\udc80" <= c <= "\udcff")
+    if controls > len(text) / 50:  # text holds next to none; compressed or random bytes ~10%
+        return "binary data"
+    if invalid > len(text) / 3:  # no controls, yet mostly not UTF-8: text in another encoding
+        return NOT_UTF8
+    return "text"
+
+
+def file_kind(path: str | Path) -> str:
+    """content_kind of the file at `path` (its first HEAD_BYTES bytes)."""
+    with open(path, "rb") as f:
+        head = f.read(HEAD_BYTES)
+        size = os.fstat(f.fileno()).st_size
+    return content_kind(head, size)
+
+
+def not_readable(path: str | Path, expected: str, kind: str | None = None, detail: object = "") -> FileFormatError:
+    """The error for a file a reader could not read, naming it and what was `expected`.
+
+    When the file's first bytes are not of `kind` (as content_kind names it; None: any), the
+    message says what it holds instead, never its raw bytes; when they are, the file is damaged
+    and `detail` (another library's message, made plain) says how:
+
+        "t.safetensors: expected a safetensors file (V, D); found a gzip-compressed file"
+        "t.safetensors: expected a safetensors file (V, D), but it is cut short or damaged (header too large)"
+    """
+    found = file_kind(path)
+    if kind is not None and found != kind:
+        return FileFormatError(f"{path}: expected {expected}; found {found}")
+    why = f" ({plain(detail)})" if str(detail) else ""
+    return FileFormatError(f"{path}: expected {expected}, but it is cut short or damaged{why}")
+
+
+# how a JSON value of each Python type is named in a message
+_JSON_NAMES = {
+    dict: "an object",
+    list: "a list",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "true or false",
+    type(None): "null",
+}
+
+
+def read_json(path: str | Path, what: str, recover: str, expect: type = dict, keys: tuple[str, ...] = ()) -> object:
+    """The value of the JSON file at `path`, a file embedlab wrote: `what` names it in messages
+    ("race setting"), `recover` says how to get past a damaged one ("remove the folder").
+
+    A missing file raises MissingDataError. A file that is not UTF-8 JSON, is cut short, holds
+    something other than `expect` (dict or list) or a dict without one of `keys` raises
+    FileFormatError naming the file, what is wrong and how to recover:
+
+        "r/race.json: not a readable race setting (cut short: expecting ',' delimiter at line 3
+         column 9); remove the folder, or force to start a new race there"
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise MissingDataError(f"no {what} at {path}") from None
+    kind = content_kind(data[:HEAD_BYTES], len(data))
+    problem = f"expected JSON text; found {kind}" if kind != "text" else None
+    if problem is None:
+        try:
+            value = json.loads(data.decode("utf-8"))
+        except UnicodeDecodeError as err:
+            line = data.count(b"\n", 0, err.start) + 1
+            problem = f"invalid UTF-8 at byte {err.start} (line {line})"
+        except json.JSONDecodeError as err:
+            # cut short: the parser wanted more at the very end, or a string ran to the end
+            cut = not err.doc[err.pos :].strip() or err.msg.startswith("Unterminated string")
+            msg = err.msg.removesuffix(" at")  # "Unterminated string starting at"
+            where = f"{msg[0].lower()}{msg[1:]} at line {err.lineno} column {err.colno}"
+            problem = f"{'cut short' if cut else 'not valid JSON'}: {where}"
+        else:
+            missing = [k for k in keys if k not in value] if isinstance(value, dict) else []
+            if not isinstance(value, expect):
+                problem = f"expected {_JSON_NAMES[expect]}; found {_JSON_NAMES[type(value)]}"
+            elif missing:
+                problem = f"no {missing[0]!r} field"
+            else:
+                return value
+    raise FileFormatError(f"{path}: not a readable {what} ({problem}); {recover}")

@@ -11,7 +11,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from embedlab.errors import InvalidValueError, MissingDataError
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.models.pretrained import load_input_embedding, load_tokenizer
 from embedlab.tokenizer.fast import FastTokenizer
 
@@ -71,7 +71,7 @@ def test_bad_folders(tmp_path, minilm_dir):
     with pytest.raises(MissingDataError, match="no config.json in"):
         load_input_embedding(tmp_path)
     (tmp_path / "config.json").write_text("{not json")
-    with pytest.raises(InvalidValueError, match="is not valid JSON"):
+    with pytest.raises(FileFormatError, match="config.json: not a readable model config .*not valid JSON"):
         load_input_embedding(tmp_path)
     _folder(tmp_path, minilm_dir, model_type="gpt2")
     with pytest.raises(InvalidValueError, match="model_type 'gpt2' is not supported; supported: bert"):
@@ -106,5 +106,5 @@ def test_tokenizer_loading(tmp_path, minilm_dir):
     with pytest.raises(MissingDataError, match="no tokenizer.json"):
         load_tokenizer(tmp_path)
     (tmp_path / "tokenizer.json").write_text('{"version": "1.0", "model": 7}')
-    with pytest.raises(InvalidValueError, match="is not a valid tokenizer file"):
+    with pytest.raises(FileFormatError, match="tokenizer.json: not a readable tokenizer file"):
         load_tokenizer(tmp_path)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
-from embedlab.errors import InvalidValueError, MissingDataError
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.tokenizer.bpe import BPE, TIED_KEPT
 from embedlab.tokenizer.pretokenize import SPLITTERS, alphabet
 
@@ -262,11 +262,57 @@ def test_bad_files(tmp_path):
         BPE.load(tmp_path / "missing.json")
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "embedlab-bpe", "mode": "byte"}')
-    with pytest.raises(InvalidValueError, match="bad.json is not a valid embedlab BPE file"):
+    with pytest.raises(FileFormatError, match="bad.json: not a readable embedlab BPE file \\(no 'split' field\\)"):
         BPE.load(bad)
     bad.write_text("not json")
-    with pytest.raises(InvalidValueError, match="is not a valid embedlab BPE file"):
+    with pytest.raises(FileFormatError, match="bad.json: not a readable embedlab BPE file \\(not valid JSON"):
         BPE.load(bad)
+
+
+def _damage(saved: dict, case: str) -> str:
+    """The text of a BPE.save file damaged as `case` says."""
+    text = json.dumps(saved)
+    if case == "cut short":
+        return text[: len(text) // 2]
+    damaged = dict(saved)
+    if case == "another format":
+        damaged["format"] = "sentencepiece"
+    elif case == "unknown mode":
+        damaged["mode"] = "words"
+    elif case == "merge of an unknown piece":
+        damaged["merges"] = [["zz", "qq", 3]]
+    elif case == "merge not a triple":
+        damaged["merges"] = [["t", "h"]]
+    elif case == "counts of another vocabulary":
+        damaged["counts"] = [1, 2]
+    elif case == "counts not numbers":
+        damaged["counts"] = ["many"] * len(saved["counts"])
+    return json.dumps(damaged)
+
+
+DAMAGED_BPE = {  # case -> what the message says
+    "cut short": "cut short: ",
+    "another format": "its format is not 'embedlab-bpe'",
+    "unknown mode": "mode must be one of",
+    "merge of an unknown piece": "merge 1 joins a piece no earlier one made",
+    "merge not a triple": "not enough values to unpack",
+    "counts of another vocabulary": "2 counts for",
+    "counts not numbers": "invalid literal for int()",
+}
+
+
+@pytest.mark.parametrize("case", DAMAGED_BPE)
+def test_a_damaged_bpe_file_raises_file_format_error(tmp_path, case):
+    path = tmp_path / "bpe.json"
+    bpe = BPE(mode="char", split="none")
+    bpe.train(LESSON, num_merges=3)
+    saved = json.loads(bpe.save(path).read_text(encoding="utf-8"))
+    path.write_text(_damage(saved, case), encoding="utf-8")
+    with pytest.raises(FileFormatError) as info:
+        BPE.load(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: not a readable embedlab BPE file (") and DAMAGED_BPE[case] in message
+    assert message.endswith("; train and save the tokenizer again")
 
 
 def test_bad_arguments():

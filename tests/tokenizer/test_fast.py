@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from itertools import islice
 
 import pytest
 
 from embedlab.data.corpora import open_corpus
-from embedlab.errors import InvalidValueError, MissingDataError
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.tokenizer.bpe import BPE
 from embedlab.tokenizer.fast import FastTokenizer, load_tokenizer
 
@@ -92,10 +93,38 @@ def test_bad_input(tmp_path):
         FastTokenizer.load(tmp_path)  # a folder without one
     corrupt = tmp_path / "tokenizer.json"
     corrupt.write_text('{"model": {"type": "BPE", "vocab": 3}}')
-    with pytest.raises(InvalidValueError, match="tokenizer.json is not a valid tokenizer file"):
+    with pytest.raises(FileFormatError, match="tokenizer.json: not a readable tokenizer file .*expected a map"):
         FastTokenizer.load(corrupt)
     with pytest.raises(InvalidValueError, match="vocab_size 100 is below the alphabet size 257"):
         FastTokenizer.train("the cat", vocab_size=100, special_tokens=["<pad>"])
     fast = FastTokenizer.load("minilm")
     with pytest.raises(InvalidValueError, match="token id 30522 is out of range: vocab_size is 30522"):
         fast.decode([1, 30522])
+
+
+DAMAGED_FILES = {  # case -> (tokenizer.json text from the saved one, counts.json text, the file named, it says)
+    "tokenizer cut short": (lambda t: t[: len(t) // 2], None, "tokenizer.json", "cut short: "),
+    "tokenizer not a tokenizer": (lambda t: '{"model": 7}', None, "tokenizer.json", "HuggingFace tokenizers says: "),
+    "counts cut short": (None, "[1, 2, 3", "tokenizer.counts.json", "cut short: "),
+    "counts not a list": (None, '{"the": 3}', "tokenizer.counts.json", "expected a list; found an object"),
+    "counts of another vocabulary": (None, "[1, 2, 3]", "tokenizer.counts.json", "integers >= 0, one per piece"),
+    "counts negative": (None, json.dumps([-1] * 268), "tokenizer.counts.json", "expected 268 integers >= 0"),
+}
+
+
+@pytest.mark.parametrize("case", DAMAGED_FILES)
+def test_a_damaged_tokenizer_or_counts_file_raises_file_format_error(tmp_path, case):
+    damage_tokenizer, counts, name, says = DAMAGED_FILES[case]
+    fast = FastTokenizer.train("the cat sat on the mat " * 20, vocab_size=300)  # stops at 268: no pair is left
+    fast.counts = [1] * fast.vocab_size
+    path = fast.save(tmp_path / "tokenizer.json")
+    if damage_tokenizer is not None:
+        path.write_text(damage_tokenizer(path.read_text(encoding="utf-8")), encoding="utf-8")
+    if counts is not None:
+        (tmp_path / "tokenizer.counts.json").write_text(counts, encoding="utf-8")
+    for load in (FastTokenizer.load, load_tokenizer):
+        with pytest.raises(FileFormatError) as info:
+            load(path)
+        message = str(info.value)
+        assert message.startswith(f"{tmp_path / name}: not a readable ") and says in message, message
+        assert message.isprintable()

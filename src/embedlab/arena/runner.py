@@ -4,15 +4,16 @@
     summary = race.run(on_event=print)                     # {"strategies", "tasks", "results", ...}
 
 The folder:
-    race.json                the race's setting (budget, strategies, tasks, device): written first
+    race.json                the race's setting (budget, strategies, tasks, device): written first (read_setting)
     runs/STRATEGY-seedN.json one finished run (a strategy trained once): written atomically when it ends
     text/, tokenizers/       the split corpus and the trained tokenizers, reused on resume
-    results.json             every task's Results and the runs behind them (what --json prints)
+    results.json             every task's Results and the runs behind them (what --json prints; read_results)
     *.png                    one bar chart per task, and the learning curves
 
 A killed race resumes: the runs already written are read back, not trained again, and the race
 goes on with the next one. A folder holding another race (another budget or device) is refused
 unless `force`, which deletes its runs and results first; a folder holding anything else is refused.
+A damaged file in the folder is an error naming it and saying how to get past it.
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ import torch
 
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strategy
 from embedlab.arena.tasks import results
-from embedlab.errors import InvalidValueError, check_choice
-from embedlab.files import atomic_write_text, json_safe
+from embedlab.errors import FileFormatError, InvalidValueError, check_choice
+from embedlab.files import atomic_write_text, json_safe, read_json
 
 log = logging.getLogger("embedlab")
 
 RACE_FILE, RESULTS_FILE, RUNS = "race.json", "results.json", "runs"
+_RUN_FIELDS = ("strategy", "seed", "budget")  # every run file has them (Race.run writes them first)
+_START_OVER = "remove the folder, or force to start a new race there"  # past a damaged race.json
 DEVICES = ("cpu", "cuda")
 
 
@@ -74,8 +77,8 @@ class Race:
         setting = {"budget": asdict(budget), "device": device}
         race_file = folder / RACE_FILE
         if race_file.is_file():
-            before = json.loads(race_file.read_text(encoding="utf-8"))
-            if {k: before.get(k) for k in setting} != json.loads(json.dumps(setting)) and not force:
+            before = cls.read_setting(folder) if not force else None  # force starts over, even on a damaged race.json
+            if before is not None and {k: before.get(k) for k in setting} != json.loads(json.dumps(setting)):
                 raise InvalidValueError(
                     f"{folder} holds a {before['budget']['name']} race on {before['device']}; pick another folder, "
                     "or force to start over there"
@@ -88,6 +91,24 @@ class Race:
         (folder / RUNS).mkdir(parents=True, exist_ok=True)
         atomic_write_text(race_file, json.dumps({**setting, "strategies": names, "tasks": tasks}, indent=1))
         return cls(folder, budget, names, tasks, device)
+
+    @staticmethod
+    def read_setting(folder: str | Path) -> dict:
+        """The setting in `folder`'s race.json: {"budget": {...}, "device", "strategies", "tasks"}."""
+        path = Path(folder) / RACE_FILE
+        setting = read_json(path, "race setting", _START_OVER, keys=("budget", "device"))
+        if not (isinstance(setting["budget"], dict) and isinstance(setting["budget"].get("name"), str)):
+            raise FileFormatError(f"{path}: not a readable race setting (its budget has no name); {_START_OVER}")
+        return setting
+
+    @staticmethod
+    def read_results(folder: str | Path) -> dict | None:
+        """The summary in `folder`'s results.json (what `run` returned), or None before the race ends."""
+        path = Path(folder) / RESULTS_FILE
+        if not path.is_file():
+            return None
+        recover = "run the race again to write it (its finished runs are kept), or remove it"
+        return read_json(path, "race results file", recover, keys=("strategies", "tasks", "results", "runs"))
 
     def pairs(self) -> list[tuple[str, int]]:
         """(strategy, seed) of every run the race needs: strategies with an applicable task."""
@@ -103,7 +124,8 @@ class Race:
         for name, seed in self.pairs():
             path = self.run_file(name, seed)
             if path.is_file():
-                done[name, seed] = json.loads(path.read_text(encoding="utf-8"))
+                recover = "remove it, and the race trains that run again when it resumes"
+                done[name, seed] = read_json(path, "arena run", recover, keys=_RUN_FIELDS)
         return done
 
     def run(self, on_event: Callable[[RaceEvent], None] | None = None) -> dict:

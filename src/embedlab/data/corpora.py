@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from embedlab.data.benchmarks import gensim_test_file
-from embedlab.errors import InvalidValueError, MissingDataError, check_int
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_int
+from embedlab.files import file_kind
 
 log = logging.getLogger("embedlab")
 
@@ -59,6 +60,11 @@ def open_corpus(name_or_path: str | Path) -> Corpus:
         raise MissingDataError(f"corpus {key!r} is neither a built-in name ({', '.join(CORPORA)}) nor a file")
     if path.stat().st_size == 0:
         raise InvalidValueError(f"corpus file {path} is empty")
+    kind = file_kind(path)
+    if kind != "text":  # a few bytes that are not UTF-8 are replaced (text_lines); a binary file is refused
+        raise FileFormatError(
+            f"{path}: expected a corpus of UTF-8 text, one sentence or paragraph a line; found {kind}"
+        )
     return Corpus(path.name, path, text_lines)
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from embedlab.errors import FileFormatError, MissingDataError, check_choice, check_int
+from embedlab.errors import FileFormatError, MissingDataError, check_choice, check_int, plain
+from embedlab.files import HEAD_BYTES, content_kind
 
 FASHION_DIR = Path("/usr/share/datasets/fashion-mnist")
 DEBIAN_PACKAGE = "dataset-fashion-mnist"
@@ -102,9 +103,15 @@ def read_idx(path: str | Path) -> np.ndarray:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as err:
-            raise FileFormatError(f"{path}: not a readable gzip file ({err})") from None
+            raise FileFormatError(
+                f"{path}: not a readable gzip file ({plain(err)}); expected a gzip-compressed IDX file"
+            ) from None
     if len(raw) < 4 or raw[:2] != b"\x00\x00":
-        raise FileFormatError(f"{path}: bad IDX magic number {raw[:4].hex(' ')!r} at byte 0; expected 00 00 TT NN")
+        kind = content_kind(raw[:HEAD_BYTES], len(raw))
+        found = "" if kind == "binary data" else f"; found {kind}"
+        raise FileFormatError(
+            f"{path}: bad IDX magic number {raw[:4].hex(' ')!r} at byte 0; expected an IDX file (00 00 TT NN){found}"
+        )
     code, ndim = raw[2], raw[3]
     if code not in IDX_TYPES:
         known = ", ".join(f"{c:#04x}" for c in IDX_TYPES)

@@ -21,14 +21,14 @@ and encoder layer i as
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from safetensors import safe_open
+from safetensors import SafetensorError, safe_open
 from tokenizers import Tokenizer
 from torch import nn
 
 from embedlab.errors import InvalidValueError, MissingDataError
+from embedlab.files import KIND_SAFETENSORS, not_readable, read_json
 from embedlab.layers.recipes import EmbeddingConfig, InputEmbedding
 from embedlab.tokenizer.fast import FastTokenizer
 
@@ -50,10 +50,7 @@ def read_config(folder: str | Path) -> dict:
     path = Path(folder) / "config.json"
     if not path.is_file():
         raise MissingDataError(f"no config.json in {folder}: not a HuggingFace-format model folder")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise InvalidValueError(f"{path} is not valid JSON: {err}") from None
+    return read_json(path, "model config", "copy the model folder again")
 
 
 def bert_config(config: dict) -> EmbeddingConfig:
@@ -137,20 +134,23 @@ def load_weights(module: nn.Module, folder: str | Path, names: dict[str, tuple[s
         raise MissingDataError(f"no {WEIGHTS} in {folder} (only safetensors are read, never pickles)")
     expected = module.state_dict()
     state = {}
-    with safe_open(weights, framework="pt") as f:
-        keys = set(f.keys())
-        prefix = _prefix(keys, weights)
-        for ours, theirs in names.items():
-            name = next((prefix + n for n in theirs if prefix + n in keys), None)
-            if name is None:
-                raise InvalidValueError(f"{weights} has no tensor {prefix + theirs[0]!r}")
-            tensor = f.get_tensor(name)
-            shape = tuple(expected[ours].shape)
-            if tuple(tensor.shape) != shape:
-                raise InvalidValueError(
-                    f"{weights}: {name} has shape {tuple(tensor.shape)}, config.json implies {shape}"
-                )
-            state[ours] = tensor
+    try:
+        with safe_open(weights, framework="pt") as f:
+            keys = set(f.keys())
+            prefix = _prefix(keys, weights)
+            for ours, theirs in names.items():
+                name = next((prefix + n for n in theirs if prefix + n in keys), None)
+                if name is None:
+                    raise InvalidValueError(f"{weights} has no tensor {prefix + theirs[0]!r}")
+                tensor = f.get_tensor(name)
+                shape = tuple(expected[ours].shape)
+                if tuple(tensor.shape) != shape:
+                    raise InvalidValueError(
+                        f"{weights}: {name} has shape {tuple(tensor.shape)}, config.json implies {shape}"
+                    )
+                state[ours] = tensor
+    except SafetensorError as err:
+        raise not_readable(weights, "a safetensors checkpoint", KIND_SAFETENSORS, err) from None
     module.load_state_dict(state)  # strict: a parameter `names` forgot is a bug, and fails here
     return module
 

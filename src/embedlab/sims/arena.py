@@ -12,13 +12,12 @@ killed one left in `root/quick`.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from dataclasses import asdict
 from pathlib import Path
 
-from embedlab.arena.runner import RESULTS_FILE, Race, RaceEvent
+from embedlab.arena.runner import Race, RaceEvent
 from embedlab.errors import BusyError
 
 log = logging.getLogger("embedlab")
@@ -40,9 +39,9 @@ class ArenaLab:
     def race(self) -> tuple[str | None, dict | None]:
         """(source, summary) of the best finished race found under `root`, or (None, None)."""
         for source in SOURCES:
-            path = self.root / source / RESULTS_FILE
-            if path.is_file():
-                return source, json.loads(path.read_text(encoding="utf-8"))
+            summary = Race.read_results(self.root / source)  # a damaged one: FileFormatError, saying how to recover
+            if summary is not None:
+                return source, summary
         return None, None
 
     def start(self) -> None:

@@ -54,6 +54,7 @@ from embedlab.scratch import Embedding, RowGradient, row_gradient
 from embedlab.train.run import UPDATE_COUNTS
 from embedlab.vectors.frequency import BANDS, band_rows
 from embedlab.vectors.io import RUN_TABLE
+from embedlab.vectors.io.arrays import read_array
 from embedlab.vectors.stats import spearman  # Pearson of average ranks, float64; NaN if constant
 from embedlab.vectors.table import Vectors
 
@@ -228,6 +229,9 @@ def _check_batch(ids: Sequence[int] | np.ndarray, vocab_size: int, name: str) ->
 # ----- a trained table's update counts ------------------------------------------------------------
 
 
+UPDATE_COUNTS_FORMAT = "update counts: a NumPy .npy array (V,) of integers >= 0"
+
+
 def read_update_counts(source: str | Path) -> np.ndarray:
     """A run folder (or its vectors.safetensors) -> (V,) int64 update counts, read without pickles."""
     path = Path(source)
@@ -237,12 +241,9 @@ def read_update_counts(source: str | Path) -> np.ndarray:
         raise MissingDataError(
             f"{source} has no {UPDATE_COUNTS}: only folders written by `embedlab train` record update counts"
         )
-    try:
-        counts = np.load(file, allow_pickle=False)
-    except (ValueError, OSError) as err:
-        raise FileFormatError(f"{file}: not a readable .npy array ({err})") from None
+    counts = read_array(file, UPDATE_COUNTS_FORMAT)  # the header's shape checked against the file's size first
     if counts.ndim != 1 or not np.issubdtype(counts.dtype, np.integer) or (counts < 0).any():
-        raise FileFormatError(f"{file}: expected (V,) integers >= 0; got {counts.dtype} {counts.shape}")
+        raise FileFormatError(f"{file}: expected {UPDATE_COUNTS_FORMAT}; found {counts.dtype} {counts.shape}")
     return counts.astype(np.int64)
 
 

@@ -35,13 +35,15 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
-from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
-from embedlab.files import atomic_write_text
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, check_int, plain
+from embedlab.files import atomic_write_text, read_json
 from embedlab.tokenizer.bytes import as_piece, piece_bytes
 from embedlab.tokenizer.pairs import Pair, PairIndex, merge
 from embedlab.tokenizer.pretokenize import MODES, SPLITS, SPLITTERS, alphabet, count_chunks
 
 FORMAT = "embedlab-bpe"  # the "format" field of a saved file: how load_tokenizer tells it apart
+_FIELDS = ("format", "mode", "split", "tie", "special_tokens", "alphabet", "merges")  # every saved file has them
+RECOVER = "train and save the tokenizer again"  # how to get past a damaged tokenizer file
 TIE_RULES = {  # tie rule -> which of several equally frequent pairs is merged (module docstring)
     "first": "the pair seen first in the text",
     "hf": "the pair of smallest ids, as HuggingFace tokenizers",
@@ -276,24 +278,26 @@ class BPE:
 
     @classmethod
     def load(cls, path: str | Path) -> BPE:
-        """Read a file written by save(); a corrupt file raises an error naming it."""
+        """Read a file written by save(); a damaged one raises FileFormatError naming it and how to recover."""
         path = Path(path)
         if not path.is_file():
             raise MissingDataError(f"no tokenizer file at {path}")
+        data = read_json(path, "embedlab BPE file", RECOVER, keys=_FIELDS)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("format") != FORMAT:
-                raise ValueError("not an embedlab BPE file")
+            if data["format"] != FORMAT:
+                raise ValueError(f"its format is not {FORMAT!r}")
             bpe = cls(data["mode"], data["split"], data["tie"], data["special_tokens"])
             symbols = [piece_bytes(s) if bpe.mode == "byte" else s for s in data["alphabet"]]
             bpe._set_alphabet(symbols)
             by_piece = {bpe.piece(i): i for i in range(len(bpe.vocab))}
             for left, right, count in data["merges"]:
+                if left not in by_piece or right not in by_piece:
+                    raise ValueError(f"merge {len(bpe.history) + 1} joins a piece no earlier one made")
                 merged = bpe._add_merge((by_piece[left], by_piece[right]), count)
                 by_piece[merged.token] = merged.id
             bpe.counts = [int(c) for c in data.get("counts", [])]
             if bpe.counts and len(bpe.counts) != len(bpe.vocab):
                 raise ValueError(f"{len(bpe.counts)} counts for {len(bpe.vocab)} tokens")
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
-            raise InvalidValueError(f"{path} is not a valid embedlab BPE file: {err}") from None
+        except (ValueError, KeyError, TypeError) as err:
+            raise FileFormatError(f"{path}: not a readable embedlab BPE file ({plain(err)}); {RECOVER}") from None
         return bpe

@@ -25,10 +25,12 @@ from pathlib import Path
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from embedlab.data.models import MODELS, resolve_model
-from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
-from embedlab.files import atomic_write_text
-from embedlab.tokenizer.bpe import BPE, FORMAT
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, check_int, plain
+from embedlab.files import atomic_write_text, read_json
+from embedlab.tokenizer.bpe import BPE, FORMAT, RECOVER
 from embedlab.tokenizer.pretokenize import SPLIT_PATTERNS
+
+_RECOUNT = "remove it (the tokenizer then loads without counts), or count the pieces again"
 
 
 class FastTokenizer:
@@ -101,14 +103,20 @@ class FastTokenizer:
         try:
             tokenizer = Tokenizer.from_file(str(path))
         except Exception as err:  # the Rust library raises a bare Exception on a corrupt file
-            raise InvalidValueError(f"{path} is not a valid tokenizer file: {err}") from None
+            read_json(path, "tokenizer file", RECOVER)  # a file that is not JSON at all (cut short, binary): said so
+            raise FileFormatError(
+                f"{path}: not a readable tokenizer file (HuggingFace tokenizers says: {plain(err)}); {RECOVER}"
+            ) from None
         counts = []
         sidecar = _counts_path(path)
         if sidecar.is_file():
-            try:
-                counts = [int(c) for c in json.loads(sidecar.read_text(encoding="utf-8"))]
-            except (ValueError, TypeError) as err:
-                raise InvalidValueError(f"{sidecar} is not a valid counts file: {err}") from None
+            counts = read_json(sidecar, "piece counts file", _RECOUNT, expect=list)
+            size = tokenizer.get_vocab_size(with_added_tokens=True)
+            if len(counts) != size or not all(type(c) is int and c >= 0 for c in counts):
+                raise FileFormatError(
+                    f"{sidecar}: not a readable piece counts file (expected {size} integers >= 0, one per piece; "
+                    f"found {len(counts)} values); {_RECOUNT}"
+                )
         return cls(tokenizer, counts)
 
     def encode(self, text: str) -> list[int]:

@@ -20,9 +20,10 @@ import numpy as np
 import torch
 
 from embedlab.errors import FileFormatError, MissingDataError
-from embedlab.files import atomic_writer
+from embedlab.files import KIND_ZIP, atomic_writer, file_kind, not_readable
 
 FORMAT = 1  # bumped when the layout of "arrays"/"meta" changes
+DAMAGED_RUN = "the run cannot resume: remove the folder, or train again in another one"  # past a damaged run file
 
 
 def save_checkpoint(path: str | Path, arrays: dict[str, np.ndarray | torch.Tensor], meta: dict) -> Path:
@@ -38,13 +39,17 @@ def load_checkpoint(path: str | Path) -> tuple[dict[str, np.ndarray], dict]:
     path = Path(path)
     if not path.is_file():
         raise MissingDataError(f"no checkpoint at {path}")
+    expected = f"an embedlab checkpoint of format {FORMAT} (a torch zip file)"
+    if file_kind(path) != KIND_ZIP:  # named for what it holds, not by torch's many-line message
+        raise not_readable(path, expected, KIND_ZIP)
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError) as err:
-        raise FileFormatError(f"{path}: not a readable checkpoint ({err})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise FileFormatError(f"{path}: not an embedlab checkpoint of format {FORMAT}")
-    return {name: _array(t) for name, t in data["arrays"].items()}, data["meta"]
+    except (RuntimeError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError, OSError):
+        # torch's own message runs over many lines; a zip that torch cannot read is damaged or cut short
+        raise FileFormatError(f"{path}: expected {expected}, but it is cut short or damaged; {DAMAGED_RUN}") from None
+    if not (isinstance(data, dict) and data.get("format") == FORMAT and isinstance(data.get("arrays"), dict)):
+        raise FileFormatError(f"{path}: expected {expected}; found another torch file; {DAMAGED_RUN}")
+    return {name: _array(t) for name, t in data["arrays"].items()}, data.get("meta", {})
 
 
 def _plain(value):

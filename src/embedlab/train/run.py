@@ -37,10 +37,10 @@ from safetensors.numpy import save as safetensors_bytes
 from embedlab import __version__
 from embedlab.data.corpora import Corpus, open_corpus
 from embedlab.data.themes import WORDS
-from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
-from embedlab.files import atomic_write_text, atomic_writer, json_safe
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, plain
+from embedlab.files import atomic_write_text, atomic_writer, json_safe, read_json
 from embedlab.tokenizer.bytes import word_key
-from embedlab.train.checkpoint import load_checkpoint, save_checkpoint
+from embedlab.train.checkpoint import DAMAGED_RUN, load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
 from embedlab.train.distributed import Dist
 from embedlab.train.job import JOBS, Job
@@ -315,11 +315,11 @@ def _resumable(out: Path, config: RunConfig) -> RunConfig:
 
 def _read_run(out: Path) -> dict:
     """The folder's run.json; a damaged one is an error naming it, not a traceback."""
+    saved = read_json(out / RUN_FILE, "embedlab run", DAMAGED_RUN, keys=("config", "status"))
     try:
-        saved = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
         RunConfig.from_dict(saved["config"])
-    except (ValueError, KeyError, TypeError) as err:
-        raise FileFormatError(f"{out / RUN_FILE}: not a readable embedlab run ({err})") from None
+    except (ValueError, TypeError) as err:
+        raise FileFormatError(f"{out / RUN_FILE}: not a readable embedlab run ({plain(err)}); {DAMAGED_RUN}") from None
     return saved
 
 

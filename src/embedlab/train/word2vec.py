@@ -24,9 +24,10 @@ import numba
 import numpy as np
 import torch
 
-from embedlab.errors import InvalidValueError
-from embedlab.files import atomic_write_text
+from embedlab.errors import FileFormatError, InvalidValueError, plain
+from embedlab.files import atomic_write_text, read_json
 from embedlab.train.batched import BatchedTrainer
+from embedlab.train.checkpoint import DAMAGED_RUN
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import Chunk, ChunkCache, WordVocab, count_words, prefetch
 from embedlab.train.distributed import Dist
@@ -94,7 +95,14 @@ class Word2VecJob:
     @classmethod
     def _create(cls, lines, config, out, resume, dist, scan) -> Word2VecJob:
         if resume:
-            vocab = WordVocab.from_dict(json.loads((out / cls.setup_file).read_text(encoding="utf-8")))
+            path = out / cls.setup_file
+            saved = read_json(path, "word2vec vocabulary", DAMAGED_RUN, keys=("index_to_key", "counts"))
+            try:
+                vocab = WordVocab.from_dict(saved)
+            except (ValueError, TypeError) as err:
+                raise FileFormatError(
+                    f"{path}: not a readable word2vec vocabulary ({plain(err)}); {DAMAGED_RUN}"
+                ) from None
             return cls(lines, vocab, config, dist, scan=scan)
         counter = scan.counter() if scan is not None else dist.merge_counts(count_words(lines))
         if not counter:

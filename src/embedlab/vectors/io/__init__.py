@@ -2,7 +2,9 @@
 
 Every reader returns a `Table`; every writer takes one. A corrupt file raises FileFormatError naming
 the file and the line (text) or byte offset (binary), and so does a NaN or ±inf value, naming its
-row's key and column; a missing file or sidecar raises MissingDataError.
+row's key and column; a file of another kind (a gzip file named .txt) is named for what it holds,
+never shown as raw bytes; a header promising more rows than the file holds is refused before
+anything is allocated; a missing file or sidecar raises MissingDataError.
 
 table.py       Table (keys, (V, D) float32 vectors, counts) and the checks every format shares
 text.py        numbers as text: parse a row, write the shortest exact decimals, read lines

@@ -12,16 +12,22 @@ files as they were.
 from __future__ import annotations
 
 import json
+import math
+import os
 from pathlib import Path
 
 import numpy as np
 import safetensors.numpy
 from safetensors import SafetensorError, safe_open
 
-from embedlab.errors import FileFormatError, MissingDataError
-from embedlab.files import atomic_writer
+from embedlab.errors import FileFormatError, MissingDataError, plain
+from embedlab.files import KIND_NPY, KIND_SAFETENSORS, atomic_writer, not_readable, read_json
 from embedlab.vectors.io.table import Table, check_finite, table_read_from
-from embedlab.vectors.io.text import decode, read_lines
+from embedlab.vectors.io.text import read_lines
+
+SAFETENSORS = 'a safetensors file holding a (V, D) float tensor "vectors"'
+NPY = "a NumPy .npy array (V, D) of floats"
+_NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 
 
 def read_safetensors(path: Path) -> Table:
@@ -30,8 +36,10 @@ def read_safetensors(path: Path) -> Table:
         with safe_open(path, framework="np") as f:
             names = list(f.keys())
             vectors = f.get_tensor("vectors") if "vectors" in names else None
-    except (SafetensorError, TypeError) as err:  # TypeError: a dtype numpy lacks (bfloat16)
-        raise FileFormatError(f"{path}: not a readable safetensors file ({err})") from None
+    except SafetensorError as err:
+        raise not_readable(path, SAFETENSORS, KIND_SAFETENSORS, err) from None
+    except TypeError as err:  # a dtype numpy lacks (bfloat16)
+        raise FileFormatError(f"{path}: expected {SAFETENSORS} of a dtype NumPy holds ({plain(err)})") from None
     if vectors is None:
         raise FileFormatError(f"{path}: no tensor named 'vectors'; found {', '.join(names) or 'none'}")
     return _with_sidecar(path, vectors)
@@ -39,12 +47,37 @@ def read_safetensors(path: Path) -> Table:
 
 def read_npy(path: Path) -> Table:
     """NAME.npy (never unpickled) + its sidecar -> Table."""
-    try:
-        with open(path, "rb") as f:
-            vectors = np.lib.format.read_array(f, allow_pickle=False)
-    except Exception as err:  # a damaged header reaches numpy's literal parser, which raises many kinds
-        raise FileFormatError(f"{path}: not a readable .npy array ({type(err).__name__}: {err})") from None
-    return _with_sidecar(path, vectors)
+    return _with_sidecar(path, read_array(path, NPY))
+
+
+def read_array(path: Path, expected: str) -> np.ndarray:
+    """A .npy file -> its array, never unpickled. The shape its header promises is checked against
+    the file's size before anything is allocated; a file of another kind, a damaged header or an
+    array of Python objects raises FileFormatError naming the file and `expected` ("update counts")."""
+    with open(path, "rb") as f:
+        if f.read(6) != b"\x93NUMPY":
+            raise not_readable(path, expected, KIND_NPY)
+        version = tuple(f.read(2))  # after the magic string: major, minor
+        if version not in _NPY_HEADERS:
+            why = f"format version {version[0]}.{version[1]}; 1.0 and 2.0 are read" if len(version) == 2 else ""
+            raise not_readable(path, expected, detail=why)
+        try:
+            shape, _, dtype = _NPY_HEADERS[version](f)
+        except Exception:  # a damaged header reaches numpy's literal parser, which raises many kinds
+            raise not_readable(path, expected, detail="its header cannot be parsed") from None
+        if dtype.hasobject:
+            raise FileFormatError(f"{path}: expected {expected}; found an array of Python objects (never unpickled)")
+        needed, held = math.prod(shape) * dtype.itemsize, os.fstat(f.fileno()).st_size - f.tell()
+        if needed > held:
+            raise FileFormatError(
+                f"{path}: its header promises shape {shape} of {dtype} ({needed:,} bytes), but the file holds "
+                f"{held:,} bytes after the header; expected {expected}"
+            )
+        f.seek(0)
+        try:
+            return np.lib.format.read_array(f, allow_pickle=False)
+        except Exception as err:  # the data part disagrees with the header
+            raise not_readable(path, expected, detail=type(err).__name__) from None
 
 
 def write_safetensors(table: Table, path: Path) -> list[Path]:
@@ -80,17 +113,12 @@ def _with_sidecar(path: Path, vectors: np.ndarray) -> Table:
     vocab, tokens = sidecar(path), sidecar(path, ".tokens.txt")
     if vocab.is_file():
         source = vocab
-        try:
-            obj = json.loads(decode(vocab))
-        except json.JSONDecodeError as err:
-            raise FileFormatError(f"{vocab} line {err.lineno}: not valid JSON ({err.msg})") from None
-        if not (
-            isinstance(obj, dict) and isinstance(obj.get("keys"), list) and isinstance(obj.get("counts"), list | None)
-        ):
+        obj = read_json(vocab, "table key list", "write the table again, which writes both files")
+        if not (isinstance(obj.get("keys"), list) and isinstance(obj.get("counts"), list | None)):
             raise FileFormatError(f'{vocab}: expected {{"keys": [strings], "counts": [integers] or null}}')
         keys, counts = obj["keys"], obj.get("counts")
     elif tokens.is_file():
-        source, keys, counts = tokens, read_lines(tokens), None
+        source, keys, counts = tokens, read_lines(tokens, "a key list: one key a line"), None
     else:
         raise MissingDataError(f"{path} has no key list beside it: expected {vocab.name} (or {tokens.name})")
     if len(keys) != len(vectors):

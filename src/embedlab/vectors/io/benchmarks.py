@@ -9,9 +9,14 @@ evaluate_word_analogies), so a file counts the same questions here as there.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from embedlab.errors import FileFormatError
+from embedlab.vectors.io.text import decode
+
+PAIRS = "word pairs: 'word1<TAB>word2<TAB>score' a line"
+ANALOGIES = "analogy questions: ': section' lines, then 'a b c d' lines"
 
 
 def read_pairs(path: Path, delimiter: str = "\t") -> list[tuple[str, str, float]]:
@@ -21,7 +26,7 @@ def read_pairs(path: Path, delimiter: str = "\t") -> list[tuple[str, str, float]
     A file "# WordSim\\ntiger\\tcat\\t7.35\\nbad line\\n" -> [("tiger", "cat", 7.35)].
     """
     pairs = []
-    with open(path, encoding="utf8") as lines:
+    with io.StringIO(decode(Path(path), PAIRS), newline=None) as lines:  # newline=None: line ends as open()'s
         for line in lines:
             fields = line.split(delimiter)
             if line.startswith("#") or len(fields) != 3:
@@ -41,12 +46,14 @@ def read_analogies(path: Path) -> list[tuple[str, list[tuple[str, ...]]]]:
     A file ": capitals\\nathens greece paris france\\n" -> [("capitals", [("athens", "greece", "paris", "france")])].
     """
     sections: list[tuple[str, list[tuple[str, ...]]]] = []
-    with open(path, encoding="utf8") as lines:
+    with io.StringIO(decode(Path(path), ANALOGIES), newline=None) as lines:
         for number, line in enumerate(lines, start=1):
             if line.startswith(": "):
                 sections.append((line.lstrip(": ").strip(), []))  # subtle: strips every leading ":" and " ", as gensim
             elif not sections and line.strip():
-                raise FileFormatError(f"{path}, line {number}: a question before the first ': section' line")
+                raise FileFormatError(
+                    f"{path}, line {number}: a question before the first ': section' line; expected {ANALOGIES}"
+                )
             elif len(words := line.split()) == 4:
                 sections[-1][1].append(tuple(words))
     return sections

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, describe
+from embedlab.files import file_kind
 from embedlab.vectors.io import arrays, hf, projector, word2vec
 from embedlab.vectors.io.table import Table
 
@@ -140,5 +141,6 @@ def detect_format(path: str | Path) -> str:
     if projector.is_tsv_row(first):
         return "projector"
     raise FileFormatError(
-        f"{path}: not a table format this library reads (word2vec text or binary, safetensors, .npy, projector TSV)"
+        f"{path}: not a table format this library reads: expected word2vec text or binary, safetensors, .npy or "
+        f"projector TSV; found {file_kind(path)}"
     )

@@ -14,6 +14,7 @@ import torch
 from safetensors import SafetensorError, safe_open
 
 from embedlab.errors import FileFormatError, MissingDataError
+from embedlab.files import KIND_SAFETENSORS, not_readable
 from embedlab.models.pretrained import WEIGHTS, load_tokenizer, read_config, token_table_name
 from embedlab.vectors.io.table import Table, check_finite, table_read_from
 
@@ -31,7 +32,7 @@ def read_hf_table(folder: str | Path) -> Table:
             name = token_table_name(set(f.keys()), weights)
             vectors = f.get_tensor(name).to(torch.float32).numpy()  # (V, D); only this tensor is read
     except SafetensorError as err:
-        raise FileFormatError(f"{weights}: not a valid safetensors file ({err})") from None
+        raise not_readable(weights, "a safetensors checkpoint", KIND_SAFETENSORS, err) from None
     vocab = load_tokenizer(folder).get_vocab(with_added_tokens=True)  # token -> id
     if len(vocab) != len(vectors) or set(vocab.values()) != set(range(len(vectors))):
         raise FileFormatError(

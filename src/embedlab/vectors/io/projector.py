@@ -25,7 +25,7 @@ def read_projector(path: Path) -> Table:
     metadata = vectors_tsv.parent / "metadata.tsv"
     if not metadata.is_file():
         raise MissingDataError(f"no metadata.tsv beside {vectors_tsv}: the projector format keeps its keys there")
-    lines = read_lines(vectors_tsv)
+    lines = read_lines(vectors_tsv, "projector vectors: tab-separated numbers, one row a line")
     dim = len(lines[0].split("\t")) if lines else 0
     vectors = np.empty((len(lines), dim), dtype=np.float32)  # (V, D)
     for i, line in enumerate(lines):
@@ -77,7 +77,7 @@ def is_tsv_row(line: bytes) -> bool:
 
 def _read_metadata(metadata: Path) -> tuple[list[str], list[int] | None]:
     """metadata.tsv -> keys and counts: one column has no header; more have one ("word", "count")."""
-    lines = read_lines(metadata)
+    lines = read_lines(metadata, "projector metadata: one key a line, or tab-separated columns under a header")
     if not lines or "\t" not in lines[0]:
         return lines, None
     header, rows = lines[0].split("\t"), [line.split("\t") for line in lines[1:]]

@@ -1,7 +1,9 @@
 """Reading and writing numbers as text, shared by the text formats (word2vec, projector TSV) and
 the key lists beside the array formats.
 
-    read_lines(path)                   a UTF-8 file's lines; bad UTF-8 is named by line and byte
+    decode(path, expected)             a UTF-8 file's text; a binary file is named for what it holds,
+                                       bad UTF-8 in a text file by line and byte
+    read_lines(path, expected)         the same, as lines
     parse_row(vectors, i, fields, w)   fields -> row i of a (V, D) float32 array, or FileFormatError at w
     format_rows(vectors, " ")          (R, D) float32 -> each row's numbers as bytes, read back exactly
     format_floats(row, " ")            (D,) float32 -> the same for one row, as str
@@ -17,26 +19,33 @@ import numpy as np
 from numba import njit
 
 from embedlab.errors import FileFormatError
+from embedlab.files import HEAD_BYTES, content_kind
 
 _MAX_CHARS = 16  # the longest number _format_rows writes: "-0.000123456789" or "-1.23456789e-38"
 _POW10 = 10.0 ** np.arange(-60, 61)  # exact to float64 rounding: _pow10(k) = 10**k for |k| <= 60
 
 
-def decode(path: Path) -> str:
-    """A file's text as UTF-8; invalid bytes raise FileFormatError naming the line and the byte."""
+def decode(path: Path, expected: str) -> str:
+    """A file's text as UTF-8. A file that is not text raises FileFormatError naming `expected`
+    ("word2vec text") and what the file holds ("a gzip-compressed file"); an invalid byte in a
+    text file, one naming its line and byte offset."""
     data = path.read_bytes()
+    kind = content_kind(data[:HEAD_BYTES], len(data))
+    if kind not in ("text", "an empty file"):
+        raise FileFormatError(f"{path}: expected {expected}; found {kind}")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
+        line, byte = data.count(b"\n", 0, err.start) + 1, data[err.start]
         raise FileFormatError(
-            f"{path} line {line} (byte {err.start}): invalid UTF-8 {data[err.start : err.end]!r}"
+            f"{path} line {line} (byte {err.start}): invalid UTF-8 (0x{byte:02x}); expected {expected} in UTF-8"
         ) from None
 
 
-def read_lines(path: Path) -> list[str]:
-    """A text file's lines without their "\\n" or "\\r\\n" (a last empty line, if any, dropped)."""
-    lines = decode(path).split("\n")  # not splitlines(): keys may hold \x1c, \x85, \u2028 ...
+def read_lines(path: Path, expected: str) -> list[str]:
+    """A text file's lines without their "\\n" or "\\r\\n" (a last empty line, if any, dropped);
+    errors as decode's."""
+    lines = decode(path, expected).split("\n")  # not splitlines(): keys may hold \x1c, \x85, \u2028 ...
     if lines and lines[-1] == "":
         lines.pop()
     return [line[:-1] if line.endswith("\r") else line for line in lines]
