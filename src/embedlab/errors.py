@@ -6,16 +6,24 @@ on stderr. Each subclass also derives from the built-in type a Python user would
 
 The `check_*` helpers validate at the boundary: call them where user input enters a public
 function, not deep inside the math.
+
+Importing this module imports neither NumPy nor torch (the command line imports it to print its
+errors, and must start at once): an argument can only be a torch tensor if torch is already loaded,
+so the checks look in `sys.modules` rather than importing it.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import numbers
+import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
-import torch
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
 
 
 class EmbedlabError(Exception):
@@ -81,7 +89,7 @@ def check_int(name: str, value: object, *, low: int | None = None, high: int | N
 
 def check_float(name: str, value: object, *, low: float | None = None, high: float | None = None) -> float:
     """Return `value` as float if it is a finite real number in [low, high]."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise InvalidValueError(f"{name} must be a finite number; got {value!r}")
     value = float(value)
     if (low is not None and value < low) or (high is not None and value > high):
@@ -104,12 +112,16 @@ def check_ids(ids: torch.Tensor | np.ndarray, size: int, what: str = "token id",
     "token id 50257 is out of range: vocab_size is 50257 (allowed 0..50256)".
     The check costs one reduction over the ids, tiny next to the lookup itself.
     """
-    if not isinstance(ids, torch.Tensor):
+    import numpy as np
+
+    torch = _loaded_torch()
+    tensor = torch is not None and isinstance(ids, torch.Tensor)
+    if not tensor:
         ids = np.asarray(ids)
     check_integer_dtype(ids, what)
-    if isinstance(ids, torch.Tensor) and ids.dtype not in (torch.int32, torch.int64):
+    if tensor and ids.dtype not in (torch.int32, torch.int64):
         ids = ids.long()  # narrow dtypes (uint8, int16) would wrap when compared with `size`
-    elif isinstance(ids, np.ndarray) and ids.dtype.itemsize < 8:
+    elif not tensor and ids.dtype.itemsize < 8:
         ids = ids.astype(np.int64)
     bad = (ids < 0) | (ids >= size)
     if bool(bad.any()):
@@ -119,7 +131,10 @@ def check_ids(ids: torch.Tensor | np.ndarray, size: int, what: str = "token id",
 
 def check_integer_dtype(ids: torch.Tensor | np.ndarray, what: str = "token id") -> None:
     """Raise InvalidValueError unless `ids` holds integers (bool, float and complex are refused)."""
-    if isinstance(ids, torch.Tensor):
+    import numpy as np
+
+    torch = _loaded_torch()
+    if torch is not None and isinstance(ids, torch.Tensor):
         ok = not (ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool)
     else:
         ok = np.issubdtype(ids.dtype, np.integer)
@@ -129,9 +144,15 @@ def check_integer_dtype(ids: torch.Tensor | np.ndarray, what: str = "token id") 
 
 def describe(x: object) -> str:
     """How an unexpected argument is named in a message: its shape and dtype, or its type."""
-    if isinstance(x, torch.Tensor):
+    torch = _loaded_torch()
+    if torch is not None and isinstance(x, torch.Tensor):
         return f"a tensor of shape {tuple(x.shape)} and dtype {x.dtype}"
     return type(x).__name__
+
+
+def _loaded_torch():
+    """The torch module if something has imported it, else None: no tensor exists before that."""
+    return sys.modules.get("torch")
 
 
 def _range(low: float | None, high: float | None) -> str:
