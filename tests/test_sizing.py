@@ -17,10 +17,14 @@ from embedlab.sizing import (
     TABLES,
     EmbeddingLayout,
     SizeReport,
+    available_memory,
+    check_memory,
     count,
+    format_bytes,
     gpt2_params,
     preset,
 )
+from embedlab.train.config import RunConfig
 
 # Shares are float divisions of exact ints; their sum can miss 1 by a few ulps.
 SHARE_SUM_TOL = 1e-12
@@ -310,3 +314,74 @@ def test_text_total_is_the_sum_of_its_tables(vocab, dim, max_len, segments, tied
     assert r.total_params == (heads * vocab + max_len + segments) * dim
     assert r.bytes == r.total_params * BYTES_PER_PARAM[dtype]
     assert math.fsum(r.shares.values()) == pytest.approx(1.0, abs=SHARE_SUM_TOL)
+
+
+# --- sizes against this machine's memory ------------------------------------------------------
+
+
+def _meminfo(field: str) -> int:
+    """A /proc/meminfo field in bytes, read here as the oracle."""
+    for line in open("/proc/meminfo", encoding="ascii"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no {field} in /proc/meminfo")
+
+
+def test_available_memory_is_linuxs_memavailable():
+    available = available_memory()
+    assert 0 < available <= _meminfo("MemTotal")
+    # other processes move it between the two reads: within 5% of MemTotal
+    assert abs(available - _meminfo("MemAvailable")) < 0.05 * _meminfo("MemTotal")
+
+
+def test_check_memory_names_the_size_the_need_and_what_is_there():
+    check_memory("one MiniLM table", 30_522 * 384 * 4)  # 45 MiB: fits anywhere this runs
+    with pytest.raises(InvalidValueError) as info:
+        check_memory("dim 10,000,000 on 9,206 words", 2 * 4 * 9_206 * 10_000_000)
+    message = str(info.value)
+    assert message.startswith("dim 10,000,000 on 9,206 words: needs at least 686 GiB of memory, ")
+    assert message.endswith(" available on this machine") and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("n", "shown"),
+    [
+        (0, "0 B"),
+        (1023, "1023 B"),
+        (1024, "1 KiB"),
+        (95_342_592, "90.9 MiB"),
+        (368_000_000_000, "343 GiB"),
+        (4 * 10**16, "35.5 PiB"),
+        (2**61, "2048 PiB"),
+    ],
+)
+def test_format_bytes(n, shown):
+    assert format_bytes(n) == shown
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        dict(dim=10**14),
+        dict(window=10**14),
+        dict(negative=10**14),
+        dict(method="lm", dim=10**9),
+        dict(method="lm", batch_size=10**9),
+        dict(method="lm", context=10**9),
+    ],
+    ids=["dim", "window", "negative", "lm-dim", "lm-batch_size", "lm-context"],
+)
+def test_run_config_refuses_sizes_beyond_memory(settings):
+    """The check sits in RunConfig, so the lab's training page refuses what the command line does."""
+    name, value = next((k, v) for k, v in settings.items() if k != "method")
+    with pytest.raises(InvalidValueError, match=f"{name} {value:,}.*needs at least .* available on this machine"):
+        RunConfig(corpus="gcide", **settings)
+
+
+def test_run_config_checks_the_tables_once_the_words_are_known():
+    words = 10_000
+    dim = 2 * available_memory() // (8 * words)  # the two float32 tables: twice what is available
+    config = RunConfig(corpus="gcide", dim=dim, threads=1)  # before the corpus is counted: scratch only
+    with pytest.raises(InvalidValueError, match=f"dim {dim:,} on 10,000 words"):
+        config.check_memory(words=words)
+    config.check_memory(words=10)  # the same width on 10 words fits

@@ -8,6 +8,9 @@ A setting left as None takes its default, which for dim, lr and epochs depends o
 config remembers which settings the caller named (`given`), so a resumed run can check those
 against the folder's and leave the rest to it. Adding a setting means a field here (with its
 default and check) and, for the command line, one option in `cli/train.py`.
+
+Sizes are set against this machine's memory before anything is allocated (`check_memory`): the
+lm's when the config is made, word2vec's tables again once the corpus is counted.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 
 from embedlab.errors import InvalidValueError, check_choice, check_float, check_int
+from embedlab.sizing import EmbeddingLayout, check_memory, gpt2_params
 
 METHODS = ("sgns", "cbow", "lm")
 DEVICES = ("cpu", "cuda")
 WORD2VEC_MIN_LR = 1e-4  # word2vec's rate at the last word (gensim's min_alpha), or lr if lower
 LM_FLOOR = 0.1  # the lm's cosine schedule ends at this share of lr
+FLOAT32 = 4  # bytes; every table and optimizer state is float32
 
 
 def _default(value, *, word2vec=None, lm=None):
@@ -78,6 +83,7 @@ class RunConfig:
         check_int("batch_size", self.batch_size, low=1)
         if self.family == "lm" and self.dim % self.heads:
             raise InvalidValueError(f"dim must be a multiple of heads ({self.heads}) for lm; got {self.dim}")
+        self.check_memory()
 
     @property
     def family(self) -> str:
@@ -88,6 +94,35 @@ class RunConfig:
     def min_lr(self) -> float:
         """The rate the schedule ends at: word2vec's WORD2VEC_MIN_LR (at most lr), the lm's LM_FLOOR × lr."""
         return self.lr * LM_FLOOR if self.family == "lm" else min(WORD2VEC_MIN_LR, self.lr)
+
+    def check_memory(self, words: int = 0) -> None:
+        """Raise InvalidValueError if this run needs more memory than the machine has available.
+
+        The figure is a lower bound, so a refusal is certain: word2vec's input and output tables
+        (`words` × dim float32 each, once the corpus is counted) and its kernels' scratch; the lm's
+        weights, gradients and two AdamW moments (16 bytes a parameter; its blocks are GPT-2's) and
+        one batch's logits with their gradient.
+        """
+        if self.family == "lm":
+            layout = EmbeddingLayout(
+                vocab_size=self.vocab_size, dim=self.dim, positions="learned", max_len=self.context, tied=self.tied
+            )
+            weights = 4 * FLOAT32 * gpt2_params(layout, self.layers)
+            logits = 2 * FLOAT32 * self.batch_size * self.context * self.vocab_size
+            sizes = f"vocab_size {self.vocab_size:,}, dim {self.dim:,}, {self.layers} layers"
+            check_memory(f"lm with {sizes}, context {self.context:,}, batch_size {self.batch_size:,}", weights + logits)
+            return
+        n = 2 * FLOAT32 * words * self.dim + 8 * self.threads * words  # w_in, w_out; int64 update counts
+        if self.device == "cpu":  # each thread's scratch in kernels.py: two centre words' targets (int64) ...
+            scratch = 2 * 8 * (self.negative + 1)
+            if self.method == "sgns":  # ... and, for skip-gram, a window's gradients: 2·window rows
+                scratch += 2 * FLOAT32 * self.window * (self.dim + self.negative + 1)
+            n += self.threads * scratch
+        else:  # the batched engine: at least one word's context window (int64 index, bool mask)
+            n += 2 * 9 * self.window
+        on = f" on {words:,} words" if words else ""
+        sizes = f"window {self.window:,}, negative {self.negative:,}, {self.threads} threads"
+        check_memory(f"{self.method} with dim {self.dim:,}{on} ({sizes})", n)
 
     def to_dict(self) -> dict:
         """Every setting (run.json's "config")."""

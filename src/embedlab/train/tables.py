@@ -36,6 +36,7 @@ class TrainState:
 
     @classmethod
     def new(cls, vocab: WordVocab, config: RunConfig) -> TrainState:
+        config.check_memory(words=len(vocab))  # the tables' size is known now: a clear refusal, not numpy's
         w_in, w_out = init_tables(len(vocab), config.dim, config.seed)
         streams = np.random.SeedSequence(config.seed).generate_state(config.threads, dtype=np.uint64)
         counts = np.zeros((config.threads, len(vocab)), dtype=np.int64)
