@@ -32,7 +32,7 @@ def test_bad_input_is_one_line_and_exit_2(run_cli):
         (("embed", "x", "--model", "nope"), "error: model 'nope' is neither a built-in name"),
         (("embed", "x", "--dims", "-1"), "error: --dims must be >= 0; got -1"),
         (("embed", "x", "--dims", "many"), "error: Invalid value for '--dims'"),
-        (("embed",), "error: Missing argument 'text'"),
+        (("embed",), "error: Missing argument 'TEXT'"),
     ]:
         status, out, err = run_cli(*args)
         assert status == 2, args

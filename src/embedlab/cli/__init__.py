@@ -17,13 +17,21 @@
 
 Every expected error (an `EmbedlabError`, or a usage mistake such as an unknown option) is
 printed as one red line on stderr with exit status 2. Set EMBEDLAB_DEBUG=1 to see tracebacks.
+Arguments are text: one that is not valid UTF-8 is refused here, before any command sees it.
 
-options.py    option types several commands share (--json)
+`embedlab --help` answers at once: the modules here import only typer and rich at the top, and
+each command imports the library it needs when it runs (tests/cli/test_help.py holds that line).
+Help pages are Typer's plain layout (rich_markup_mode=None): at 80 columns its description column
+keeps 44 characters or more, where rich's panels left about 20.
+
+options.py    what several commands share: --json, --force and the rule behind it
+choices.py    the names help pages list (metrics, formats, tie rules...), pinned to their homes by a test
 size.py       `embedlab size`: parameters and memory of a layout or a preset
 embed.py      `embedlab embed`: a real model's input pipeline, step by step
 context.py    `embedlab context`: one word's vector in several sentences, layer by layer
 tokenizer.py  `embedlab tokenize`, `embedlab tokenizer train`
-vectors.py    `embedlab neighbors | analogy | evaluate | compare | export`
+vectors.py    `embedlab neighbors | analogy | evaluate | export`
+compare.py    `embedlab compare`: two tables key by key, and their benchmark differences
 train.py      `embedlab train`: a run folder, with progress, resume and metrics
 arena.py      `embedlab arena`: the six embedding strategies raced on real tasks
 lab.py        `embedlab lab`: serve the web lab
@@ -35,11 +43,9 @@ import os
 import sys
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-from embedlab.cli import arena, context, embed, lab, size, tokenizer, train, vectors
-from embedlab.errors import EmbedlabError
+from embedlab.cli import arena, compare, context, embed, lab, size, tokenizer, train, vectors
+from embedlab.errors import EmbedlabError, InvalidValueError
 
 app = typer.Typer(
     name="embedlab",
@@ -47,6 +53,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 app.command("size")(size.size)
 app.command("embed")(embed.embed)
@@ -56,7 +63,7 @@ app.add_typer(tokenizer.app, name="tokenizer")
 app.command("neighbors")(vectors.neighbors)
 app.command("analogy")(vectors.analogy)
 app.command("evaluate")(vectors.evaluate)
-app.command("compare")(vectors.compare)
+app.command("compare")(compare.compare)
 app.command("export")(vectors.export)
 app.command("train")(train.train)
 app.command("arena")(arena.arena)
@@ -65,9 +72,11 @@ app.command("lab")(lab.lab)
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the app and turn expected errors into one line."""
+    args = sys.argv[1:] if argv is None else list(argv)
     try:
+        check_text(args)
         # standalone_mode=False: Typer hands us its usage errors instead of printing a box.
-        code = app(args=argv, prog_name="embedlab", standalone_mode=False)
+        code = app(args=args, prog_name="embedlab", standalone_mode=False)
     except typer.Abort:
         _fail("aborted", 130)
     except typer.TyperException as err:  # usage mistakes: missing argument, bad option value
@@ -86,6 +95,33 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+def check_text(args: list[str]) -> None:
+    """Raise InvalidValueError if an argument is not valid UTF-8 text.
+
+    Python hands argv bytes it cannot decode over as lone surrogates (b"caf\\xff" arrives as
+    "caf\\udcff"), which no tokenizer, table or terminal takes; refusing them here names the
+    argument and the byte, instead of a TypeError deep inside a command.
+    """
+    for n, arg in enumerate(args, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as err:
+            given = arg.encode("utf-8", "surrogateescape" if _escaped(arg) else "backslashreplace")
+            offset = len(arg[: err.start].encode("utf-8"))
+            raise InvalidValueError(
+                f"argument {n} is not UTF-8 text: {given!r} cannot be decoded at byte {offset}; "
+                "embedlab reads its arguments, file names included, as UTF-8"
+            ) from None
+
+
+def _escaped(text: str) -> bool:
+    """Whether every surrogate in `text` stands for an undecodable byte (U+DC80..U+DCFF)."""
+    return all("\udc80" <= c <= "\udcff" for c in text if "\ud800" <= c <= "\udfff")
+
+
 def _fail(message: str, status: int) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
     Console(stderr=True, highlight=False).print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
     sys.exit(status)

@@ -9,43 +9,64 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich import box
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from embedlab.arena.runner import DEVICES, Race, RaceEvent
-from embedlab.arena.strategies import STRATEGIES, TASKS
+from embedlab.cli.choices import DEVICES, STRATEGIES, TASKS
 from embedlab.cli.options import JsonFlag
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from embedlab.arena.runner import Race
 
 
 def arena(
-    out: Annotated[Path, typer.Option("--out", "-o", help="The race's folder (results.json, figures, runs).")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", metavar="DIR", help="The race's folder (results.json, figures, runs)."),
+    ],
     quick: Annotated[bool, typer.Option("--quick", help="The quick race (about 3 minutes), not the full one.")] = False,
     tasks: Annotated[
-        str | None, typer.Option("--tasks", help=f"Tasks to report, comma-separated: {','.join(TASKS)} (default all).")
+        str | None,
+        typer.Option(
+            "--tasks", metavar="LIST", help=f"Tasks to report, comma-separated: {', '.join(TASKS)} (default all)."
+        ),
     ] = None,
     strategies: Annotated[
         str | None,
         typer.Option(
-            "--strategies", help=f"Strategies to race, comma-separated: {','.join(STRATEGIES)} (default all)."
+            "--strategies",
+            metavar="LIST",
+            # a hand-broken list (\b: not rewrapped), so no name is cut at its hyphen
+            help=f"\b\nStrategies to race, comma-separated (default all):\n{', '.join(STRATEGIES[:3])},\n"
+            f"{', '.join(STRATEGIES[3:])}",
         ),
     ] = None,
-    device: Annotated[str, typer.Option("--device", help=f"Where to train: {' | '.join(DEVICES)}.")] = "cpu",
+    device: Annotated[
+        str, typer.Option("--device", metavar="NAME", help=f"Where to train: {' | '.join(DEVICES)}.")
+    ] = "cpu",
     force: Annotated[bool, typer.Option("--force", help="Start over in a folder that holds another race.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Race lesson 001's six embedding strategies (small V tied, large V untied, subword BPE,
-    character-level, patch 16 and patch 32) on language modelling (held-out bits per byte), rare
-    words, Fashion-MNIST classification and cost, each trained for the same time on this machine.
+    """Race lesson 001's six embedding strategies on real tasks.
 
-    A killed race resumes where it stopped when run again with the same --out. The arena keeps the
-    lesson's proportions at a size two cores can train; the table printed first sets the two
-    scales side by side.
+    The strategies (small V tied, large V untied, subword BPE, character-level, patch 16 and
+    patch 32) are measured on language modelling (held-out bits per byte), rare words,
+    Fashion-MNIST classification and cost, each trained for the same time on this machine.
+
+    A killed race resumes where it stopped when run again with the same --out; a folder that
+    holds another race is started over only with --force. The arena keeps the lesson's
+    proportions at a size two cores can train; the table printed first sets the two scales side
+    by side.
     """
+    from rich.console import Console
+
+    from embedlab.arena.runner import Race, RaceEvent
+
     race = Race.open(out, "quick" if quick else "full", _names(strategies), _names(tasks), device, force)
     console = Console(stderr=as_json)
     if not as_json:
@@ -78,6 +99,11 @@ def arena(
 
 def scale_table(race: Race) -> Table:
     """The lesson's strategies at its scale and at the arena's."""
+    from rich import box
+    from rich.table import Table
+
+    from embedlab.arena.strategies import strategy
+
     table = Table(
         title=f"The {race.budget.name} race: the lesson's scale and the arena's",
         box=box.SIMPLE_HEAD,
@@ -87,7 +113,7 @@ def scale_table(race: Race) -> Table:
     for name in ("lesson", "params", "tokens", "arena", "params"):
         table.add_column(name, justify="right", no_wrap=True)  # numbers never wrap nor shrink to "…"
     for name in race.strategies:
-        s = STRATEGIES[name]
+        s = strategy(name)
         table.add_row(s.label, _size(s.lesson), f"{s.lesson_params:,}", s.lesson_tokens, _size(s.arena),
                       f"{s.arena_params:,}")  # fmt: skip
     return table
@@ -95,6 +121,9 @@ def scale_table(race: Race) -> Table:
 
 def results_table(summary: dict) -> Table:
     """One row per strategy: each task's headline, the mean over seeds with its spread."""
+    from rich import box
+    from rich.table import Table
+
     metrics = [("lm", "bits_per_byte"), ("rare", "rare_bits_per_byte"), ("image", "accuracy"),
                ("cost", "tokens_per_input"), ("cost", "training_throughput"), ("cost", "latency_ms")]  # fmt: skip
     metrics = [m for m in metrics if m[0] in summary["tasks"]]
@@ -136,5 +165,7 @@ def _names(text: str | None) -> list[str] | None:
 
 
 def _progress(console: Console) -> Progress:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     return Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[note]}"),
                     TimeElapsedColumn(), console=console, transient=False)  # fmt: skip

@@ -8,44 +8,62 @@ from __future__ import annotations
 
 import json
 from itertools import combinations
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
+from embedlab.cli.choices import NEAREST, POOLINGS
 from embedlab.cli.options import JsonFlag
 from embedlab.errors import check_int
-from embedlab.sims.context import NEAREST, POOLINGS, ContextModel, ContextView
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from embedlab.sims.context import ContextView
 
 
 def context(
-    texts: Annotated[list[str], typer.Argument(help="Two or more sentences that each contain the word.")],
-    word: Annotated[str, typer.Option("--word", "-w", help="The word to follow (it must be in every text).")],
+    texts: Annotated[
+        list[str], typer.Argument(metavar="TEXTS", help="Two or more sentences that each contain the word.")
+    ],
+    word: Annotated[
+        str, typer.Option("--word", "-w", metavar="WORD", help="The word to follow (it must be in every text).")
+    ],
     layer: Annotated[
-        int | None, typer.Option("--layer", "-l", help="Show only this layer (0 = the input embedding).")
+        int | None,
+        typer.Option("--layer", "-l", metavar="N", help="Show only this layer (0 = the input embedding)."),
     ] = None,
     pooling: Annotated[
         str,
         typer.Option(
-            "--pooling", help=f"A word of several pieces: {' | '.join(POOLINGS)} (mean of its pieces or the first)."
+            "--pooling",
+            metavar="HOW",
+            help=f"A word of several pieces: {' | '.join(POOLINGS)} (the mean of its pieces, or the first).",
         ),
     ] = "mean",
-    nearest: Annotated[int, typer.Option("--nearest", "-k", help="Static token rows listed per occurrence.")] = NEAREST,
+    nearest: Annotated[
+        int, typer.Option("--nearest", "-k", metavar="K", help="Static token rows listed per occurrence.")
+    ] = NEAREST,
     model: Annotated[
-        str, typer.Option("--model", "-m", help="A built-in model name (minilm) or a BERT-family folder.")
+        str,
+        typer.Option("--model", "-m", metavar="NAME", help="A built-in model (minilm) or a BERT-family folder."),
     ] = "minilm",
     as_json: JsonFlag = False,
 ) -> None:
-    """Follow WORD through every layer of a real encoder, in each of TEXTS.
+    """Follow WORD through every layer of a real encoder, in TEXTS.
 
     At layer 0 (the input embedding) each occurrence is the same token row plus its position and
     segment rows; each encoder layer mixes in the rest of its sentence. For every layer: the
     cosine between every pair of occurrences, their norms, and the mean cosine between any two
-    different tokens of the texts (the level to read the cosines against). For the shown layer (the
-    last unless --layer): the rows of the static token table closest to each contextual vector.
-    `--json` adds every occurrence's full vector.
+    different tokens of the texts (the level to read the cosines against). For the shown layer
+    (the last unless --layer): the rows of the static token table closest to each contextual
+    vector. --json adds every occurrence's full vector.
     """
+    from rich.console import Console
+
+    from embedlab.sims.context import ContextModel
+
     view = ContextModel.load(model).compare(texts, word, pooling=pooling, nearest=nearest)
     if layer is not None:
         layer = check_int("--layer", layer, low=0, high=len(view.layers) - 1)
@@ -65,6 +83,8 @@ def _label(view: ContextView, i: int) -> str:
 
 
 def _cosine_table(view: ContextView, layer: int | None) -> Table:
+    from rich.table import Table
+
     n, pieces = len(view.occurrences), " ".join(view.word_pieces)
     how = "one piece" if len(view.word_pieces) == 1 else f"{view.pooling} of its pieces"
     table = Table(

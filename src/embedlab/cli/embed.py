@@ -8,33 +8,44 @@ embedlab embed "the cat sat on the mat" --json
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from embedlab.cli.options import JsonFlag
 from embedlab.errors import check_int
-from embedlab.models.pipeline import Pipeline, Walk
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from embedlab.models.pipeline import Walk
 
 
 def embed(
-    text: Annotated[str, typer.Argument(help="The text to embed (sentence A).")],
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="The text to embed (sentence A).")],
     model: Annotated[
-        str, typer.Option("--model", "-m", help="A built-in model name (minilm) or a HuggingFace-format folder.")
+        str,
+        typer.Option("--model", "-m", metavar="NAME", help="A built-in model (minilm) or a HuggingFace-format folder."),
     ] = "minilm",
     pair: Annotated[
-        str | None, typer.Option("--pair", help="A second text, embedded as sentence B (segment 1).")
+        str | None,
+        typer.Option("--pair", metavar="TEXT", help="A second text, embedded as sentence B (segment 1)."),
     ] = None,
-    dims: Annotated[int, typer.Option("--dims", help="How many leading coordinates of each row to print.")] = 4,
+    dims: Annotated[
+        int, typer.Option("--dims", metavar="N", help="How many leading coordinates of each row to print.")
+    ] = 4,
     as_json: JsonFlag = False,
 ) -> None:
-    """Walk TEXT through a real model's input embedding: pieces, ids, the token, position and
-    segment rows, their sum and the LayerNorm output, with the L2 norm of each.
+    """Walk TEXT through a real model's input embedding, step by step.
 
-    The norms show which addend dominates the sum. `--json` prints every full row.
+    Shows its pieces and ids, the token, position and segment rows, their sum and the LayerNorm
+    output, with the L2 norm of each: the norms show which addend dominates the sum. --json
+    prints every full row.
     """
+    from rich.console import Console
+
+    from embedlab.models.pipeline import Pipeline
+
     check_int("--dims", dims, low=0)
     walk = Pipeline.load(model).walk(text, pair)
     if as_json:
@@ -52,6 +63,8 @@ _SHORT = {"token": "tok", "position": "pos", "segment": "seg", "total": "sum", "
 
 
 def _norm_table(walk: Walk, model: str) -> Table:
+    from rich.table import Table
+
     norms = walk.norms()
     table = Table(
         title=f"{model}: {len(walk.ids)} pieces, the L2 norm of each addend",
@@ -67,6 +80,8 @@ def _norm_table(walk: Walk, model: str) -> Table:
 
 
 def _row_table(walk: Walk, dims: int) -> Table:
+    from rich.table import Table
+
     rows = walk.rows()
     D = next(iter(rows.values())).shape[-1]
     shown = min(dims, D)

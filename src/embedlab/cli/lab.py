@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from embedlab.errors import check_int
 
@@ -17,19 +16,23 @@ from embedlab.errors import check_int
 def lab(
     vectors: Annotated[
         list[str] | None,
-        typer.Option("--vectors", help="A table to serve: minilm or a path (repeatable; default: minilm)."),
+        typer.Option(
+            "--vectors", metavar="TABLE", help="A table to serve: minilm or a path (repeatable; default: minilm)."
+        ),
     ] = None,
     host: Annotated[
-        str, typer.Option("--host", help="Address to bind; other machines reach it only if you say so.")
+        str,
+        typer.Option("--host", metavar="ADDRESS", help="Address to bind; other machines reach it only if you say so."),
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
+    port: Annotated[int, typer.Option("--port", metavar="N", help="TCP port.")] = 8000,
 ) -> None:
-    """Serve the lab: interactive simulations of embedding layers, computed on real tables.
+    """Serve the lab: simulations of embedding layers on real tables.
 
     Pages and the JSON API (documented at /docs) run on this machine; requests pick tables by
     the names listed at /api/tables, never by path.
     """
     import uvicorn
+    from rich.console import Console
 
     from embedlab.lab import create_app
 

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich import box
-from rich.console import Console
-from rich.table import Table
 
 from embedlab.cli.options import JsonFlag
 from embedlab.errors import InvalidValueError
-from embedlab.sizing import PRESETS, EmbeddingLayout, SizeReport, count, preset
+from embedlab.sizing import BYTES_PER_PARAM, POSITION_KINDS, PRESETS, EmbeddingLayout, count, preset
+
+if TYPE_CHECKING:
+    from embedlab.sizing import SizeReport
 
 # Why a position kind holds no parameters; printed under the table.
 _POSITION_NOTES = {
@@ -35,37 +35,59 @@ _POSITION_NOTES = {
 
 
 def size(
-    preset_name: Annotated[str | None, typer.Option("--preset", help="A known model (see --list-presets).")] = None,
-    vocab: Annotated[int | None, typer.Option("--vocab", help="V, vocabulary size.")] = None,
-    dim: Annotated[int | None, typer.Option("--dim", help="D, embedding width.")] = None,
+    preset_name: Annotated[
+        str | None, typer.Option("--preset", metavar="NAME", help="A known model (see --list-presets).")
+    ] = None,
+    vocab: Annotated[
+        int | None, typer.Option("--vocab", metavar="V", help="Vocabulary size: rows of the token table.")
+    ] = None,
+    dim: Annotated[
+        int | None, typer.Option("--dim", metavar="D", help="Embedding width: every table's row size.")
+    ] = None,
     tied: Annotated[
         bool | None,
-        typer.Option("--tied/--untied", help="Output head shares the token table. [default: tied]"),
+        typer.Option("--tied/--untied", help="Whether the output head shares the token table. [default: tied]"),
     ] = None,
     positions: Annotated[
         str | None,
-        typer.Option("--positions", help="learned | sinusoidal | rotary | relative | none. [default: none]"),
+        typer.Option("--positions", metavar="KIND", help=f"{' | '.join(POSITION_KINDS)}. [default: none]"),
     ] = None,
-    max_len: Annotated[int | None, typer.Option("--max-len", help="Rows of a learned position table.")] = None,
-    segments: Annotated[int | None, typer.Option("--segments", help="Rows of the segment table (BERT: 2).")] = None,
-    image_size: Annotated[int | None, typer.Option("--image-size", help="ViT: image side in pixels.")] = None,
-    patch_size: Annotated[int | None, typer.Option("--patch-size", help="ViT: patch side in pixels.")] = None,
-    channels: Annotated[int | None, typer.Option("--channels", help="ViT: image channels. [default: 3]")] = None,
-    dtype: Annotated[str, typer.Option("--dtype", help="Storage type: fp32 | fp16 | bf16 | int8.")] = "fp32",
+    max_len: Annotated[
+        int | None, typer.Option("--max-len", metavar="T", help="Rows of a learned position table.")
+    ] = None,
+    segments: Annotated[
+        int | None, typer.Option("--segments", metavar="N", help="Rows of the segment table (BERT: 2).")
+    ] = None,
+    image_size: Annotated[
+        int | None, typer.Option("--image-size", metavar="PX", help="ViT: image side in pixels.")
+    ] = None,
+    patch_size: Annotated[
+        int | None, typer.Option("--patch-size", metavar="PX", help="ViT: patch side in pixels.")
+    ] = None,
+    channels: Annotated[
+        int | None, typer.Option("--channels", metavar="C", help="ViT: image channels. [default: 3]")
+    ] = None,
+    dtype: Annotated[
+        str, typer.Option("--dtype", metavar="TYPE", help=f"Storage type: {' | '.join(BYTES_PER_PARAM)}.")
+    ] = "fp32",
     list_presets: Annotated[bool, typer.Option("--list-presets", help="List the known models and exit.")] = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Count the parameters and bytes of a model's embedding tables.
 
-    Pass a known model with --preset, or describe a layout:
-    --vocab and --dim for text; --image-size, --patch-size and --dim for a ViT.
-    Options given together with --preset override that field of the preset:
-    --preset llama-2-7b --tied sizes Llama 2 with a tied output head.
+    Pass a known model with --preset, or describe a layout: --vocab and --dim for text;
+    --image-size, --patch-size and --dim for a ViT. Options given with --preset override that
+    field of the preset: --preset llama-2-7b --tied sizes Llama 2 with a tied output head.
+
+    This is arithmetic on the layout: nothing is allocated, so any size can be counted,
+    including ones far larger than this machine.
 
     Examples:
+
+    \b
       embedlab size --preset bert-base
-      embedlab size --vocab 100000 --dim 2048 --positions learned --max-len 4096 --dtype fp16
-      embedlab size --preset gpt2 --untied --json
+      embedlab size --vocab 100000 --dim 2048 --positions learned --max-len 4096
+      embedlab size --preset gpt2 --untied --dtype fp16 --json
       embedlab size --image-size 224 --patch-size 16 --dim 768 --positions learned
     """
     if list_presets:
@@ -103,6 +125,10 @@ def _layout(preset_name: str | None, given: dict[str, object]) -> EmbeddingLayou
 
 
 def _print_report(report: SizeReport, title: str) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
     layout, width = report.layout, report.bytes_per_param
     table = Table(
         title=f"{title}: embedding parameters in {report.dtype} ({width} B/param)",
@@ -159,6 +185,10 @@ def _print_presets(json_out: bool) -> None:
     if json_out:
         typer.echo(json.dumps({name: layout.to_dict() for name, layout in PRESETS.items()}))
         return
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table(title="presets", box=box.SIMPLE_HEAD)
     for column in ("name", "V", "D", "positions", "max_len", "segs", "tied", "image/P"):
         justify = "right" if column in ("V", "D", "max_len", "segs") else "left"

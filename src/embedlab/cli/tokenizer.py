@@ -8,7 +8,8 @@
         --vocab-size 13 --out lesson.json          # lesson 001's hand calculation, ties shown
 
 The fast trainer (HuggingFace) is byte-level with its own tie rule; the options only the
-reference trainer has are refused without --reference, each with the reason.
+reference trainer has are refused without --reference, each with the reason. An existing --out
+is replaced only with --force.
 """
 
 from __future__ import annotations
@@ -17,23 +18,22 @@ import json
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from embedlab.cli.options import JsonFlag
-from embedlab.data.corpora import open_corpus
+from embedlab.cli.choices import SPLITS, TIE_RULES
+from embedlab.cli.options import ForceFlag, JsonFlag, refuse_existing
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice
-from embedlab.tokenizer import BPE, FastTokenizer, Merge, load_tokenizer
-from embedlab.tokenizer.bpe import TIE_RULES, TIES
-from embedlab.tokenizer.pretokenize import SPLITS
-from embedlab.tokenizer.vocab import piece_counts
-from embedlab.vectors.frequency import band
+from embedlab.sizing import check_memory
 
-app = typer.Typer(help="Train subword tokenizers on a corpus.", no_args_is_help=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from embedlab.tokenizer import Merge
+
+app = typer.Typer(help="Train subword tokenizers on a corpus.", no_args_is_help=True, rich_markup_mode=None)
 
 
 ALPHABETS = {"bytes": "byte", "chars": "char"}  # --alphabet -> BPE's mode
@@ -43,30 +43,39 @@ TIE_HELP = "; ".join(f"{name}: {rule}" for name, rule in TIE_RULES.items())
 
 @app.command("train")
 def train(
-    corpus: Annotated[str, typer.Argument(help="A built-in corpus (gcide, enwiki-sample) or a text file.")],
+    corpus: Annotated[
+        str,
+        typer.Argument(metavar="CORPUS", help="A built-in corpus (gcide, enwiki-sample) or a text file."),
+    ],
     vocab_size: Annotated[
         int,
         typer.Option(
-            "--vocab-size", help="Tokens in all: the alphabet (256 bytes, or the text's characters) + merges."
+            "--vocab-size",
+            metavar="N",
+            help="Tokens in all: the alphabet (256 bytes, or the text's characters) and the merges.",
         ),
     ],
-    out: Annotated[Path, typer.Option("--out", help="Where to write the tokenizer (JSON).")],
+    out: Annotated[Path, typer.Option("--out", metavar="PATH", help="Where to write the tokenizer (JSON).")],
     reference: Annotated[
         bool, typer.Option("--reference", help="Use embedlab's readable trainer instead of HF tokenizers.")
     ] = False,
     trace: Annotated[
-        bool, typer.Option("--trace", help="Print each merge, its count and the pairs it tied with (--reference).")
+        bool,
+        typer.Option("--trace", help="Print each merge, its count and the pairs it tied with (--reference)."),
     ] = False,
     tie: Annotated[
         str,
         typer.Option(
-            "--tie", help=f"Which of equally frequent pairs is merged. {TIE_HELP}. first, lexical: --reference."
+            "--tie",
+            metavar="RULE",
+            help=f"Which of equally frequent pairs is merged. {TIE_HELP}. first, lexical: --reference.",
         ),
     ] = "hf",
     split: Annotated[
         str,
         typer.Option(
             "--split",
+            metavar="RULE",
             help="How text is cut before pairs are counted. gpt2: GPT-2's regex; whitespace: runs of "
             "non-space and runs of space apart; none: the whole text is one sequence, lines joined "
             "by their line breaks, so merges cross words (--reference).",
@@ -76,10 +85,12 @@ def train(
         str,
         typer.Option(
             "--alphabet",
+            metavar="KIND",
             help="bytes: the 256 byte values (GPT-2's table), nothing is out of vocabulary; chars: the "
             "text's distinct characters, another character cannot be encoded (--reference).",
         ),
     ] = "bytes",
+    force: ForceFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Train a BPE tokenizer on CORPUS and write it to --out.
@@ -89,18 +100,30 @@ def train(
     from characters, splits by whitespace or not at all, and breaks ties by other rules: the
     lesson's hand calculation, on a file holding "the cat sat on the mat the cat", is
 
-      embedlab tokenizer train FILE --reference --trace --tie first --split none --alphabet chars
-      --vocab-size 13 --out t.json
+    \b
+      embedlab tokenizer train FILE --reference --trace --tie first \\
+        --split none --alphabet chars --vocab-size 13 --out t.json
 
-    The file also records how often each token occurs in the corpus, which `embedlab tokenize` shows.
+    The file also records how often each token occurs in the corpus, which `embedlab tokenize`
+    shows. An existing file at --out is replaced only with --force.
     """
-    check_choice("--tie", tie, TIES)
+    from rich.console import Console
+
+    from embedlab.data.corpora import open_corpus
+    from embedlab.tokenizer import BPE, FastTokenizer
+    from embedlab.tokenizer.vocab import piece_counts
+
+    check_choice("--tie", tie, tuple(TIE_RULES))
     check_choice("--split", split, SPLITS)
     check_choice("--alphabet", alphabet, tuple(ALPHABETS))
     if not reference:
         _refuse_without_reference(tie, split, alphabet, trace)
+        what = f"--vocab-size {vocab_size:,} (HuggingFace's trainer reserves a slot for each; --reference does not)"
+        check_memory(what, _fast_trainer_bytes(vocab_size))
     if not out.parent.is_dir():
         raise MissingDataError(f"--out: the folder {out.parent} does not exist")
+    # the fast trainer writes the piece counts beside the tokenizer, NAME.counts.json
+    refuse_existing([out] if reference else [out, out.with_name(out.stem + ".counts.json")], force)
     source = open_corpus(corpus)
     console = Console(stderr=True)
     start = time.perf_counter()
@@ -150,6 +173,15 @@ def train(
         )
 
 
+def _fast_trainer_bytes(vocab_size: int) -> int:
+    """What HuggingFace's BPE trainer (tokenizers 0.23) reserves before it reads a line: a hash table
+    for `vocab_size` entries, 33 bytes a slot (a String key, a u32 id, a control byte), its slots the
+    power of two at or above 8/7 of the entries. Measured: --vocab-size 5,000,000,000 asked for
+    283,467,841,552 bytes (2**33 slots) and aborted the process, which no Python code can catch."""
+    slots = 1 << (-(-vocab_size * 8 // 7) - 1).bit_length()
+    return 33 * slots
+
+
 def _refuse_without_reference(tie: str, split: str, alphabet: str, trace: bool) -> None:
     """The HF trainer is byte-level with its own tie rule and trains line by line: say which
     option needs the reference trainer, and why."""
@@ -176,14 +208,24 @@ def _trace_line(n: int, m: Merge, tie: str) -> str:
 
 
 def tokenize(
-    text: Annotated[str, typer.Argument(help="The text to split into pieces.")],
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="The text to split into pieces.")],
     tokenizer: Annotated[
-        str, typer.Option("--tokenizer", "-t", help="A tokenizer file, a model folder, or minilm.")
+        str,
+        typer.Option("--tokenizer", "-t", metavar="NAME", help="A tokenizer file, a model folder, or minilm."),
     ] = "minilm",
     as_json: JsonFlag = False,
 ) -> None:
-    """Split TEXT into subword pieces and ids; with corpus counts (tokenizers trained by
-    `embedlab tokenizer train`), show how often each piece occurred: how well its row trains."""
+    """Split TEXT into subword pieces and ids.
+
+    With a tokenizer trained by `embedlab tokenizer train`, which records corpus counts, each
+    piece also shows how often it occurred in the corpus: how well its row can train.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from embedlab.tokenizer import load_tokenizer
+    from embedlab.vectors.frequency import band
+
     tok = load_tokenizer(tokenizer)
     ids = tok.encode(text)
     rows = []
@@ -204,6 +246,8 @@ def tokenize(
 
 
 def _progress(console: Console, quiet: bool) -> Progress:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     return Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),

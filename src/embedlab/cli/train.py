@@ -16,76 +16,108 @@ import json
 import math
 from dataclasses import fields
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
+from embedlab.cli.choices import DEVICES, METHODS
 from embedlab.cli.options import JsonFlag
-from embedlab.train import run
-from embedlab.train.config import METHODS, RunConfig
-from embedlab.train.distributed import Dist
 
-SETTINGS = {f.name for f in fields(RunConfig) if f.init}  # options passed straight to RunConfig
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from embedlab.train.run import RunResult
 
 
 def train(
-    corpus: Annotated[str, typer.Argument(help="A built-in corpus (enwiki-sample, gcide) or a UTF-8 text file.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder: new or empty (or the run to --resume).")],
+    corpus: Annotated[
+        str,
+        typer.Argument(metavar="CORPUS", help="A built-in corpus (enwiki-sample, gcide) or a UTF-8 text file."),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", metavar="DIR", help="Output folder: new or empty (or the run to --resume)."),
+    ],
     method: Annotated[
-        str | None, typer.Option("--method", help=f"{' | '.join(METHODS)}: skip-gram, CBOW, or a small transformer LM.")
+        str | None,
+        typer.Option(
+            "--method", metavar="NAME", help=f"{' | '.join(METHODS)}: skip-gram, CBOW, or a small transformer LM."
+        ),
     ] = None,
-    dim: Annotated[int | None, typer.Option("--dim", help="Embedding width D (default: word2vec 100, lm 128).")] = None,
+    dim: Annotated[
+        int | None, typer.Option("--dim", metavar="D", help="Embedding width (default: word2vec 100, lm 128).")
+    ] = None,
     window: Annotated[
-        int | None, typer.Option("--window", help="word2vec: words each side, at most (default: 5).")
+        int | None, typer.Option("--window", metavar="N", help="word2vec: words each side, at most (default: 5).")
     ] = None,
     negative: Annotated[
-        int | None, typer.Option("--negative", help="word2vec: noise words per true one (default: 5).")
+        int | None, typer.Option("--negative", metavar="N", help="word2vec: noise words per true one (default: 5).")
     ] = None,
     epochs: Annotated[
-        int | None, typer.Option("--epochs", help="Passes over the corpus (default: word2vec 5, lm 1).")
+        int | None, typer.Option("--epochs", metavar="N", help="Passes over the corpus (default: word2vec 5, lm 1).")
     ] = None,
     min_count: Annotated[
-        int | None, typer.Option("--min-count", help="word2vec: drop words seen fewer times (default: 5).")
+        int | None,
+        typer.Option("--min-count", metavar="N", help="word2vec: drop words seen fewer times (default: 5)."),
     ] = None,
     lr: Annotated[
-        float | None, typer.Option("--lr", help="Learning rate (default: word2vec 0.025 decaying to 0; lm AdamW 3e-3).")
+        float | None,
+        typer.Option(
+            "--lr", metavar="RATE", help="Learning rate (default: word2vec 0.025 decaying to 0; lm AdamW 3e-3)."
+        ),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option("--seed", help="Seeds the tables and every random draw (default: 1).")
+        int | None, typer.Option("--seed", metavar="N", help="Seeds the tables and every random draw (default: 1).")
     ] = None,
-    device: Annotated[str | None, typer.Option("--device", help="cpu | cuda (default: cpu).")] = None,
+    device: Annotated[
+        str | None, typer.Option("--device", metavar="NAME", help=f"{' | '.join(DEVICES)} (default: cpu).")
+    ] = None,
     threads: Annotated[
-        int | None, typer.Option("--threads", help="CPU threads (default: 2); word2vec with 1 is bit-reproducible.")
+        int | None,
+        typer.Option("--threads", metavar="N", help="CPU threads (default: 2); word2vec with 1 is bit-reproducible."),
     ] = None,
-    vocab_size: Annotated[int | None, typer.Option("--vocab-size", help="lm: BPE pieces (default: 4000).")] = None,
+    vocab_size: Annotated[
+        int | None, typer.Option("--vocab-size", metavar="N", help="lm: BPE pieces (default: 4000).")
+    ] = None,
     tied: Annotated[
         bool | None, typer.Option("--tied/--untied", help="lm: the output head reads the token table, or has its own.")
     ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out from its checkpoint.")] = False,
     watch: Annotated[
         list[str] | None,
-        typer.Option("--watch", help="Record this token's row over the run (repeatable) (default: a themed set)."),
+        typer.Option(
+            "--watch", metavar="TOKEN", help="Record this token's row over the run; repeatable (default: a themed set)."
+        ),
     ] = None,
     checkpoint_every: Annotated[
-        float, typer.Option("--checkpoint-every", help="Seconds between checkpoints (and one per epoch).")
+        float,
+        typer.Option("--checkpoint-every", metavar="SECONDS", help="Seconds between checkpoints (and one per epoch)."),
     ] = 60.0,
     evaluate: Annotated[
         bool, typer.Option("--evaluate/--no-evaluate", help="Score the table on WordSim, SimLex, Google.")
     ] = True,
     as_json: JsonFlag = False,
 ) -> None:
-    """Train an embedding table on CORPUS and write it, with checkpoints and metrics, to --out.
+    """Train an embedding table on CORPUS into the folder --out.
 
-    word2vec (sgns, cbow) learns word rows; lm trains a 2-layer causal transformer over BPE
-    pieces and keeps its token table. The folder holds vectors.safetensors (+ vocab with counts),
-    vectors.txt (word2vec text), update_counts.npy, snapshots of the --watch rows, metrics.json.
-    Query it with `embedlab neighbors DIR WORD`.
+    word2vec (sgns, cbow) learns word rows; lm trains a 2-layer causal transformer over BPE pieces
+    and keeps its token table. The folder holds vectors.safetensors (+ vocab with counts),
+    vectors.txt (word2vec text), update_counts.npy, snapshots of the --watch rows, metrics.json,
+    and checkpoints while it runs. Query it with `embedlab neighbors DIR WORD`.
+
+    Sizes are set against this machine's memory before anything is allocated: a --dim, --window
+    or --vocab-size too large for it stops the run at once, with both figures.
     """
+    from rich.console import Console
+
+    from embedlab.train import run
+    from embedlab.train.config import RunConfig
+    from embedlab.train.distributed import Dist
+
     # every option named after a RunConfig setting is that setting; None leaves it to the default (or the run's)
-    config = RunConfig(**{name: value for name, value in locals().items() if name in SETTINGS})
+    settings = {f.name for f in fields(RunConfig) if f.init}
+    config = RunConfig(**{name: value for name, value in locals().items() if name in settings})
     dist = Dist.from_env(config.device)
     console = Console(stderr=True)
     quiet = as_json or not dist.main
@@ -112,7 +144,10 @@ def train(
         _print_summary(result)
 
 
-def _print_summary(result: run.RunResult) -> None:
+def _print_summary(result: RunResult) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     m = result.metrics
     unit = "pieces" if m["method"] == "lm" else "words"
     table = Table(title=f"{m['method']} on {m['corpus']}: {m['vocabulary']:,} rows × {m['dim']} -> {result.path}")
@@ -137,6 +172,8 @@ def _print_summary(result: run.RunResult) -> None:
 
 
 def _progress(console: Console, quiet: bool) -> Progress:
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),

@@ -1,11 +1,10 @@
-"""`embedlab neighbors | analogy | evaluate | compare | export`: query, score, compare and convert vector tables.
+"""`embedlab neighbors | analogy | evaluate | export`: query, score and convert vector tables.
 
     embedlab neighbors minilm king -k 5
     embedlab analogy minilm "king - man + woman" --json
     embedlab analogy minilm "king - man + woman" --include-inputs   # usually answers: king
     embedlab evaluate minilm
     embedlab evaluate minilm --resamples 10000 --seed 1 --json     # intervals from more resamples
-    embedlab compare minilm runs/wiki -k 10 --top 20               # which shared keys moved, whose neighbours changed
     embedlab export minilm --out minilm.txt                        # the format from the extension
     embedlab export minilm --format projector --out minilm-projector --force
 
@@ -18,26 +17,24 @@ from __future__ import annotations
 
 import json
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from embedlab.cli.options import JsonFlag
-from embedlab.errors import InvalidValueError
-from embedlab.vectors import Neighbors, Vectors
-from embedlab.vectors.intervals import CONFIDENCE, RESAMPLES, check_bootstrap
-from embedlab.vectors.io import EXTENSIONS, FORMATS, format_for, output_files
-from embedlab.vectors.similarity import METRICS
-from embedlab.vectors.table import ANALOGY_METHODS
+from embedlab.cli.choices import ANALOGY_METHODS, EXTENSIONS, FORMATS, METRICS, RESAMPLES
+from embedlab.cli.options import ForceFlag, JsonFlag, refuse_existing
+
+if TYPE_CHECKING:
+    from embedlab.vectors import Neighbors, Vectors
 
 VectorsArg = Annotated[
-    str, typer.Argument(help="A built-in table (minilm) or a vectors file or folder (word2vec, safetensors, ...).")
+    str,
+    typer.Argument(
+        metavar="VECTORS", help="A built-in table (minilm), or a vectors file or folder (word2vec, safetensors...)."
+    ),
 ]
-TopK = Annotated[int, typer.Option("-k", "--topn", help="How many answers to show.")]
-Metric = Annotated[str, typer.Option("--metric", help=f"Similarity: {' | '.join(METRICS)}.")]
+TopK = Annotated[int, typer.Option("-k", "--topn", metavar="K", help="How many answers to show.")]
+Metric = Annotated[str, typer.Option("--metric", metavar="NAME", help=f"Similarity: {' | '.join(METRICS)}.")]
 IncludeInputs = Annotated[
     bool,
     typer.Option(
@@ -46,21 +43,26 @@ IncludeInputs = Annotated[
     ),
 ]
 RestrictVocab = Annotated[
-    int | None, typer.Option("--restrict-vocab", help="Search only the first N rows (frequent words first).")
+    int | None,
+    typer.Option("--restrict-vocab", metavar="N", help="Search only the first N rows (frequent words first)."),
 ]
 
 
 def neighbors(
     vectors: VectorsArg,
-    word: Annotated[str, typer.Argument(help="The key whose neighbours to list.")],
+    word: Annotated[str, typer.Argument(metavar="WORD", help="The key whose neighbours to list.")],
     topn: TopK = 10,
     metric: Metric = "cosine",
     include_inputs: IncludeInputs = False,
     restrict_vocab: RestrictVocab = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """List the nearest keys to WORD: highest cosine or dot product, or smallest Euclidean distance."""
-    table = _load(vectors, as_json)
+    """List the keys nearest to WORD in a table.
+
+    Nearest means the highest cosine or dot product, or the smallest Euclidean distance
+    (--metric). WORD itself is left out unless --include-inputs.
+    """
+    table = load(vectors, as_json)
     answer = table.most_similar(
         word, topn=topn, metric=metric, exclude=not include_inputs, restrict_vocab=restrict_vocab
     )
@@ -69,12 +71,15 @@ def neighbors(
 
 def analogy(
     vectors: VectorsArg,
-    expression: Annotated[str, typer.Argument(help='The analogy as vector arithmetic: "king - man + woman".')],
+    expression: Annotated[
+        str, typer.Argument(metavar="EXPRESSION", help='The analogy as vector arithmetic: "king - man + woman".')
+    ],
     topn: TopK = 10,
     method: Annotated[
         str,
         typer.Option(
             "--method",
+            metavar="NAME",
             help=f"{' | '.join(ANALOGY_METHODS)}: cosine to the summed unit vectors, or Levy & Goldberg's product.",
         ),
     ] = "3cosadd",
@@ -82,12 +87,12 @@ def analogy(
     include_inputs: IncludeInputs = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Solve an analogy: the keys closest to e.g. king − man + woman.
+    """Solve an analogy such as king - man + woman.
 
     Without --include-inputs the words of the query are left out of the answers; with it,
     "king - man + woman" usually answers "king" itself, because the sum stays closest to it.
     """
-    table = _load(vectors, as_json)
+    table = load(vectors, as_json)
     answer = table.analogy(expression, topn, method=method, metric=metric, exclude=not include_inputs)
     _show(answer, table, as_json)
 
@@ -95,30 +100,44 @@ def analogy(
 def evaluate(
     vectors: VectorsArg,
     restrict_vocab: Annotated[
-        int, typer.Option("--restrict-vocab", help="Use only the first N rows, as gensim does (300,000).")
+        int,
+        typer.Option("--restrict-vocab", metavar="N", help="Use only the first N rows, as gensim does (300,000)."),
     ] = 300_000,
     case_sensitive: Annotated[
         bool, typer.Option("--case-sensitive", help="Match benchmark words exactly (default: any casing).")
     ] = False,
-    method: Annotated[str, typer.Option("--method", help="Analogy method: 3cosadd or 3cosmul.")] = "3cosadd",
+    method: Annotated[
+        str, typer.Option("--method", metavar="NAME", help=f"Analogy method: {' | '.join(ANALOGY_METHODS)}.")
+    ] = "3cosadd",
     resamples: Annotated[
-        int, typer.Option("--resamples", help="Bootstrap resamples per interval (100 to 100,000; 0: no intervals).")
+        int,
+        typer.Option(
+            "--resamples", metavar="N", help="Bootstrap resamples per interval (100 to 100,000; 0: no intervals)."
+        ),
     ] = RESAMPLES,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the resampling: the same seed, the same intervals.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", metavar="N", help="Seed of the resampling: the same seed, the same intervals.")
+    ] = 0,
     as_json: JsonFlag = False,
 ) -> None:
-    """Score a table on WordSim-353 and SimLex-999 (Spearman correlation with human judgements)
-    and on the Google analogy set (accuracy per section), with gensim's conventions.
+    """Score a table on word similarity and analogy benchmarks.
+
+    WordSim-353 and SimLex-999 are scored by Spearman correlation with human judgements, the
+    Google analogy set by accuracy per section, with gensim's conventions.
 
     Beside each Spearman and the total accuracy stands a 95% interval: the range the score stays
-    within on 95% of seeded bootstrap resamples of the benchmark's pairs or questions, i.e. how far
-    it could move on another sample of items like these.
+    within on 95% of seeded bootstrap resamples of the benchmark's pairs or questions, that is,
+    how far it could move on another sample of items like these.
     """
+    from rich.console import Console
+    from rich.table import Table
+
     from embedlab.vectors.evaluate import evaluate_all
+    from embedlab.vectors.intervals import CONFIDENCE, check_bootstrap
 
     check_bootstrap(resamples, CONFIDENCE, seed, allow_off=True)  # before the table loads, not after
-    table = _load(vectors, as_json)
-    with _working("scoring benchmarks", as_json):
+    table = load(vectors, as_json)
+    with working("scoring benchmarks", as_json):
         results = evaluate_all(
             table,
             restrict_vocab=restrict_vocab,
@@ -172,126 +191,35 @@ def evaluate(
         )
 
 
-def compare(
-    a: Annotated[str, typer.Argument(help="Table A: a built-in table (minilm), a vectors file or a run folder.")],
-    b: Annotated[str, typer.Argument(help="Table B, compared with A on the keys both hold.")],
-    k: Annotated[int, typer.Option("-k", help="Neighbours per key for Jaccard@k (1..100).")] = 10,
-    top: Annotated[int, typer.Option("--top", help="Largest movers to list (1..1000).")] = 20,
-    evaluate: Annotated[
-        bool, typer.Option("--evaluate", help="Also score both on the benchmarks: is B's difference beyond noise?")
-    ] = False,
-    resamples: Annotated[
-        int, typer.Option("--resamples", help="Paired bootstrap resamples (100 to 100,000).")
-    ] = RESAMPLES,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the resampling.")] = 0,
-    as_json: JsonFlag = False,
-) -> None:
-    """Compare two tables key by key, on the keys both hold.
-
-    Rows are scaled to unit length (neighbours are by cosine), a narrower
-    table is zero-padded to the wider width, and A's rows are turned onto
-    B's by orthogonal Procrustes. Per shared key: its displacement after
-    that turn, |a R - b| from 0 to 2, and Jaccard@k, the overlap of its k
-    nearest shared keys in A and in B, each found in its own table's full
-    space. Lists the largest movers, largest displacement first.
-
-    With --evaluate, both tables are scored on WordSim-353, SimLex-999
-    and the Google analogies, on the items both can score, and a paired
-    bootstrap (the same resampled items for both) gives a 95% interval
-    of B - A: a difference whose interval holds 0 is within the noise.
-    """
-    # (lines kept under 76 characters: the help shows each docstring line break as it is)
-    from embedlab.vectors.compare import compare_tables
-    from embedlab.vectors.intervals import compare_benchmarks
-
-    if evaluate:
-        check_bootstrap(resamples, CONFIDENCE, seed)  # before the tables load, not after
-
-    table_a = _load(a, as_json)
-    table_b = table_a if b == a else _load(b, as_json)
-    with _working("comparing neighbours", as_json):
-        result = compare_tables(table_a, table_b, k=k, top=top)
-    differences = ()
-    if evaluate:
-        with _working("scoring both on the benchmarks", as_json):
-            differences = compare_benchmarks(table_a, table_b, resamples=resamples, seed=seed)
-    if as_json:
-        scores = {"benchmarks": [d.to_dict() for d in differences]} if evaluate else {}
-        typer.echo(json.dumps({**result.to_dict(), **scores}))
-        return
-    console = Console()
-    # one sentence, wrapped between words at the console's width (80 columns when piped)
-    console.print(
-        f"{escape(a)} vs {escape(b)}: {result.shared:,} shared keys, {result.only_a:,} only in A, "
-        f"{result.only_b:,} only in B; widths {result.dim_a} and {result.dim_b}; residual {result.residual:.3f}, "
-        f"mean displacement {result.mean_displacement:.3f}, mean Jaccard@{result.k} {result.mean_jaccard:.3f}",
-        highlight=False,
-    )
-    shown = 3  # neighbours per side: k of them would not fit 80 columns
-    movers = Table()
-    # widths add up to 80 columns with the borders; long keys and neighbour lists end in "…"
-    movers.add_column("#", justify="right", no_wrap=True)
-    movers.add_column("key", no_wrap=True, overflow="ellipsis", max_width=14)
-    movers.add_column("moved", justify="right", no_wrap=True, min_width=5)
-    movers.add_column(f"J@{result.k}", justify="right", no_wrap=True, min_width=4)
-    for side in ("A", "B"):
-        movers.add_column(f"near in {side}", no_wrap=True, overflow="ellipsis", max_width=18)
-    for rank, m in enumerate(result.movers, 1):
-        near_a, near_b = ", ".join(m.neighbours_a[:shown]), ", ".join(m.neighbours_b[:shown])
-        movers.add_row(str(rank), m.key, f"{m.displacement:.3f}", f"{m.jaccard:.2f}", near_a, near_b)
-    console.print(movers)
-    console.print(
-        "moved: |a R - b| of unit rows after alignment (0..2); "
-        f"J@{result.k}: overlap of the {result.k} nearest shared keys in A and in B (1 = the same keys)",
-        highlight=False,
-    )
-    if evaluate:
-        _show_differences(console, differences, resamples, seed)
-
-
-def _show_differences(console: Console, differences, resamples: int, seed: int) -> None:
-    """Both tables' scores on the items both can score, B - A and its paired bootstrap interval."""
-    scores = Table(title="benchmarks, on the items both tables can score")
-    for name, justify in (("benchmark", "left"), ("items", "right"), ("A", "right"), ("B", "right"),
-                          ("B - A", "right"), ("95% interval", "right"), ("noise", "left")):  # fmt: skip
-        scores.add_column(name, justify=justify, no_wrap=True)
-    for d in differences:
-        low, high = d.interval
-        verdict = "beyond" if d.significant else "within"  # does the interval of B - A exclude 0?
-        scores.add_row(d.name, f"{d.items:,}", f"{d.a:.3f}", f"{d.b:.3f}", f"{d.difference:+.3f}",
-                       f"[{low:+.3f}, {high:+.3f}]", verdict)  # fmt: skip
-    console.print(scores)
-    if not differences:
-        console.print("no benchmark has 2 items both tables can score", highlight=False)
-    console.print(f"paired percentile bootstrap, {resamples} resamples (seed {seed}); Spearman for word pairs, "
-                  "accuracy for analogies", highlight=False)  # fmt: skip
-
-
 def export(
     vectors: VectorsArg,
-    out: Annotated[str, typer.Option("--out", "-o", help="File to write (a folder for --format projector).")],
+    out: Annotated[
+        str, typer.Option("--out", "-o", metavar="PATH", help="File to write (a folder for --format projector).")
+    ],
     format: Annotated[
         str | None,
         typer.Option(
             "--format",
             "-f",
+            metavar="NAME",
             help=f"One of: {', '.join(FORMATS)}. Default: from the extension of --out "
             f"({', '.join(EXTENSIONS)}; none for a projector folder).",
         ),
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace files that already exist at --out.")] = False,
+    force: ForceFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Write a table in another format (atomically: a failed write leaves no partial file).
+    """Write a table in another format.
 
-    An existing file is never replaced without --force: the export stops before loading anything.
+    The files are written atomically: a failed write leaves no partial file. An existing file is
+    replaced only with --force; without it the export stops before loading anything.
     """
+    from embedlab.vectors.io import format_for, output_files
+
     format = format_for(out) if format is None else format
-    existing = next((path for path in output_files(out, format) if path.exists()), None)
-    if existing is not None and not force:
-        raise InvalidValueError(f"{existing} already exists; add --force to replace it")
-    table = _load(vectors, as_json)
-    with _working(f"writing {format}", as_json):
+    refuse_existing(output_files(out, format), force)
+    table = load(vectors, as_json)
+    with working(f"writing {format}", as_json):
         written = table.save(out, format)
     if as_json:
         typer.echo(
@@ -314,14 +242,19 @@ def _interval(interval: tuple[float, float] | None, number: str) -> str:
     return "-" if interval is None else "[" + ", ".join(map(number.format, interval)) + "]"
 
 
-def _load(source: str, quiet: bool) -> Vectors:
-    with _working(f"loading {source}", quiet):
+def load(source: str, quiet: bool) -> Vectors:
+    """The table `source` names (Vectors.load), with a spinner while it loads."""
+    from embedlab.vectors import Vectors
+
+    with working(f"loading {source}", quiet):
         return Vectors.load(source)
 
 
 @contextmanager
-def _working(what: str, quiet: bool):
+def working(what: str, quiet: bool):
     """A spinner on stderr while a step runs (only on a terminal, never with --json)."""
+    from rich.console import Console
+
     console = Console(stderr=True)
     if quiet or not console.is_terminal:
         yield
@@ -331,6 +264,9 @@ def _working(what: str, quiet: bool):
 
 
 def _show(answer: Neighbors, table: Vectors, as_json: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     if as_json:
         typer.echo(json.dumps({"vectors": table.name, **answer.to_dict()}))
         return

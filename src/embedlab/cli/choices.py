@@ -1,0 +1,27 @@
+"""The names and defaults help pages list, written here so that `--help` imports none of the library.
+
+`embedlab --help` has to answer at once, and the modules these names live in import torch, numba or
+tokenizers on the way (a package imports its whole package). Each value below is its home's, and
+tests/cli/test_help.py checks that they are still equal; the library checks every value it is given
+against its own list, so a stale name here could only mislead a help page, never a run.
+"""
+
+from __future__ import annotations
+
+METRICS = ("cosine", "dot", "euclidean")  # vectors.similarity.METRICS
+ANALOGY_METHODS = ("3cosadd", "3cosmul")  # vectors.table.ANALOGY_METHODS
+FORMATS = ("word2vec", "word2vec-bin", "safetensors", "npy", "projector")  # vectors.io.FORMATS
+EXTENSIONS = (".txt", ".vec", ".bin", ".safetensors", ".npy")  # vectors.io.EXTENSIONS
+RESAMPLES = 1000  # vectors.intervals.RESAMPLES: bootstrap resamples per interval
+TIE_RULES = {  # tokenizer.bpe.TIE_RULES
+    "first": "the pair seen first in the text",
+    "hf": "the pair of smallest ids, as HuggingFace tokenizers",
+    "lexical": "the greatest pair of strings, as subword-nmt",
+}
+SPLITS = ("gpt2", "whitespace", "none")  # tokenizer.pretokenize.SPLITS
+METHODS = ("sgns", "cbow", "lm")  # train.config.METHODS
+DEVICES = ("cpu", "cuda")  # train.config.DEVICES and arena.runner.DEVICES
+TASKS = ("lm", "rare", "image", "cost")  # arena.strategies.TASKS
+STRATEGIES = ("small-v-tied", "large-v-untied", "bpe-32k", "bytes", "patch-16", "patch-32")  # arena.strategies
+POOLINGS = ("mean", "first")  # sims.context.POOLINGS
+NEAREST = 5  # sims.context.NEAREST: static rows listed per occurrence
