@@ -14,10 +14,11 @@ def test_the_nav_lists_every_simulation(open_sim):
 
 def test_size_follows_its_controls(open_sim):
     page = open_sim("size")
+    assert f"{50257 * 768 + 1024 * 768:,} parameters" in page.inner_text("#size-total")  # gpt2: tied tokens + positions
     before = page.inner_text("#size-total")
-    page.select_option("#size-preset", "gpt2")
+    page.uncheck("#size-tied")
     page.wait_for_function("t => document.querySelector('#size-total').innerText !== t", arg=before)
-    assert f"{50257 * 768 + 1024 * 768:,} parameters" in page.inner_text("#size-total")  # tied tokens + positions
+    assert f"{2 * 50257 * 768 + 1024 * 768:,} parameters" in page.inner_text("#size-total")  # untied: a second table
 
 
 def test_geometry_answers_a_new_word(open_sim):

@@ -5,11 +5,16 @@ const css = getComputedStyle(document.documentElement);
 // The colour lab.css names `--${name}`.
 export const colour = (name) => css.getPropertyValue(`--${name}`).trim();
 
-// Draw (or redraw) a plotly chart in `div`; `layout` adds to the defaults.
+// Every axis grows its margin to fit its tick labels and title: a long or tilted label is never cut off at
+// the chart's edge. A page's own axis settings add to this.
+const axis = (own = {}) => ({ automargin: true, ...own });
+
+// Draw (or redraw) a plotly chart in `div`; `layout` adds to the defaults (to its margin and axes too).
 export function plot(div, traces, layout = {}) {
   return Plotly.react(div, traces, {
-    margin: { l: 50, r: 20, t: 30, b: 40 }, font: { family: "system-ui, sans-serif", size: 12 },
-    paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", ...layout,
+    font: { family: "system-ui, sans-serif", size: 12 }, paper_bgcolor: "rgba(0,0,0,0)",
+    plot_bgcolor: "rgba(0,0,0,0)", ...layout, margin: { l: 50, r: 20, t: 40, b: 40, ...layout.margin },
+    xaxis: axis(layout.xaxis), yaxis: axis(layout.yaxis),
   }, { responsive: true, displaylogo: false });
 }
 

@@ -22,7 +22,8 @@ export async function render(root) {
   page.dtype.addEventListener("input", sizeView);
   for (const input of [page.source, page.start, page.rows, page.dims]) input.addEventListener("input", blockView);
   page.token.addEventListener("change", blockView);
-  showKind(page);
+  page.preset.value = Object.keys(presets)[0]; // the page opens on a real model's layout
+  usePreset(page, presets[page.preset.value]);
   await Promise.all([sizeView(), blockView()]);
 }
 
@@ -126,5 +127,5 @@ function drawBlock(page, r) {
   page.caption.textContent = `${where} of ${num(r.vocab_size)} × columns 0–${m - 1} of ${r.dim} in ` +
     `${r.table}: ${num(n * m)} of its ${num(r.vocab_size * r.dim)} parameters`;
   heat(page.map, r.values, { y: r.keys, layout: { height: Math.max(320, 14 * n + 80),
-    margin: { l: 110, r: 20, t: 10, b: 40 } } });
+    margin: { t: 10 } } }); // no title
 }
