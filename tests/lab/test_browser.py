@@ -41,3 +41,13 @@ def test_the_api_page_works_offline(browser, lab_url):
     page.close()
     assert "/api/geometry/neighbors" in shown and "/api/size/presets" in shown
     assert not errors, errors
+
+
+def test_leaving_a_page_tells_it_and_a_quick_second_choice_wins(open_sim):
+    page = open_sim("size")
+    page.evaluate("() => document.querySelector('#sim').addEventListener('leave', () => { window.left = true; })")
+    page.evaluate("() => { location.hash = '#attention'; setTimeout(() => { location.hash = '#size'; }, 0); }")
+    page.wait_for_function("() => window.left === true")
+    page.wait_for_selector('#sim[data-sim="size"][data-ready="true"]')
+    page.wait_for_timeout(3000)  # long enough for the attention module (and a stale render of it) to arrive
+    assert page.eval_on_selector_all("#sim h2", "hs => hs.map((h) => h.innerText)") == ["Table size"]
