@@ -107,7 +107,6 @@ THREE_FILE_PAGES = [
     "geometry",
     "gradients",
     "attention",
-    "config",
 ]
 ROUTE_IMPORTS = ("fastapi", "typing", "__future__", "embedlab.lab.deps", "embedlab.lab.schemas", "embedlab.sims")
 
