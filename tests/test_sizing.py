@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from embedlab.errors import EmbedlabError, InvalidValueError, UnknownNameError
+from embedlab.files import json_safe
 from embedlab.sizing import (
     BYTES_PER_PARAM,
     PRESETS,
@@ -226,8 +227,8 @@ def test_bad_table_name():
 # --- the JSON shape -------------------------------------------------------------------------
 
 
-def test_to_dict_is_json_ready_and_complete():
-    d = json.loads(json.dumps(count(preset("bert-base"), "bf16").to_dict()))
+def test_the_report_is_plain_json_and_complete():
+    d = json.loads(json.dumps(json_safe(count(preset("bert-base"), "bf16"))))
     for key in (
         "token_params",
         "position_params",
@@ -251,11 +252,17 @@ def test_to_dict_is_json_ready_and_complete():
     assert d["mib"] == pytest.approx(23_835_648 * 2 / 2**20)
 
 
+@pytest.mark.parametrize("name", PRESETS)
+def test_a_report_holds_its_layout(name):
+    report = count(preset(name), "fp16")
+    assert report.layout == preset(name) and report.n_patches == preset(name).n_patches
+
+
 def test_numpy_integers_become_plain_ints():
     np = pytest.importorskip("numpy")
     layout = text(np.int64(10), np.int32(4))
     assert type(layout.vocab_size) is int and type(layout.dim) is int
-    assert json.loads(json.dumps(count(layout).to_dict()))["total_params"] == 40
+    assert json.loads(json.dumps(json_safe(count(layout))))["total_params"] == 40
 
 
 def test_layout_and_report_are_frozen():

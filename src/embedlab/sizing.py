@@ -129,61 +129,51 @@ class EmbeddingLayout:
 
 @dataclass(frozen=True)
 class SizeReport:
-    """Parameters and bytes of each table of one layout, stored in one dtype.
+    """Parameters and bytes of each table of one layout, stored in one dtype: the layout's own
+    fields first (a report reads whole, as `embedlab size --json` and the lab print it), then N,
+    every table's count, the total, bytes, MiB and each table's share.
 
     Every count is an exact int; `total_params` is their sum, `bytes` is
     `total_params * bytes_per_param`.
     """
 
-    layout: EmbeddingLayout
-    dtype: str  # one of BYTES_PER_PARAM
-    bytes_per_param: int
+    vocab_size: int  # V (0 for an image layout)
+    dim: int  # D
+    positions: str  # one of POSITION_KINDS
+    max_len: int  # rows of a learned text position table
+    n_segments: int  # rows of the segment table
+    tied: bool  # the output head reuses the token table
+    image_size: int  # H = W in pixels (0 for text)
+    patch_size: int  # P (0 for text)
+    in_channels: int  # C
+    n_patches: int  # N = (H / P)², 0 for text
     token_params: int  # V·D
     position_params: int  # max_len·D (text, learned), (N + 1)·D (ViT, learned), else 0
     segment_params: int  # n_segments·D
     output_params: int  # V·D when untied; 0 when tied (a shared weight counts once)
     patch_params: int  # C·P·P·D weight + D bias (ViT)
     cls_params: int  # D (ViT)
-    total_params: int
-    bytes: int
+    total_params: int  # the sum of the six tables
+    dtype: str  # one of BYTES_PER_PARAM
+    bytes_per_param: int
+    bytes: int  # total_params · bytes_per_param
+    mib: float  # bytes / 1024²: V 10,000 × D 512 in fp32 -> 20,480,000 B ≈ 19.53
+    shares: dict[str, float]  # table -> its fraction of total_params, in TABLES order; they sum to 1
+
+    @property
+    def layout(self) -> EmbeddingLayout:
+        """The layout that was counted."""
+        return EmbeddingLayout(**{f.name: getattr(self, f.name) for f in dataclasses.fields(EmbeddingLayout)})
 
     @property
     def params(self) -> dict[str, int]:
         """Table name -> parameters, in TABLES order (absent tables map to 0)."""
         return {name: getattr(self, f"{name}_params") for name in TABLES}
 
-    @property
-    def mib(self) -> float:
-        """Memory in MiB (bytes / 1024²): V 10,000 × D 512 in fp32 -> 20,480,000 B ≈ 19.53."""
-        return self.bytes / 1024**2
-
-    @property
-    def shares(self) -> dict[str, float]:
-        """Table name -> fraction of total_params; the values sum to 1.
-
-        BERT-base: token 23,440,896 / 23,835,648 ≈ 0.983.
-        """
-        # Invariant, not an input check: a valid layout always has a token or patch table.
-        assert self.total_params > 0
-        return {name: n / self.total_params for name, n in self.params.items()}
-
     def table_bytes(self, name: str) -> int:
         """Bytes of one table in this report's dtype: GPT-2 token table in fp16 -> 77,194,752."""
         check_choice("table", name, TABLES)
         return self.params[name] * self.bytes_per_param
-
-    def to_dict(self) -> dict[str, object]:
-        """A JSON-ready dict: the layout's fields, each count, bytes, MiB, dtype and shares."""
-        out: dict[str, object] = self.layout.to_dict()
-        out["n_patches"] = self.layout.n_patches
-        out.update({f"{name}_params": n for name, n in self.params.items()})
-        out["total_params"] = self.total_params
-        out["dtype"] = self.dtype
-        out["bytes_per_param"] = self.bytes_per_param
-        out["bytes"] = self.bytes
-        out["mib"] = self.mib
-        out["shares"] = self.shares
-        return out
 
 
 def count(layout: EmbeddingLayout, dtype: str = "fp32") -> SizeReport:
@@ -222,19 +212,19 @@ def count(layout: EmbeddingLayout, dtype: str = "fp32") -> SizeReport:
         "cls": cls,
     }
     total = sum(counts.values())
+    # Invariant, not an input check: a valid layout always has a token or patch table.
+    assert total > 0
     width = BYTES_PER_PARAM[dtype]
     return SizeReport(
-        layout=layout,
+        **dataclasses.asdict(layout),
+        n_patches=layout.n_patches,
+        **{f"{name}_params": n for name, n in counts.items()},
+        total_params=total,
         dtype=dtype,
         bytes_per_param=width,
-        token_params=counts["token"],
-        position_params=counts["position"],
-        segment_params=counts["segment"],
-        output_params=counts["output"],
-        patch_params=counts["patch"],
-        cls_params=counts["cls"],
-        total_params=total,
         bytes=total * width,
+        mib=total * width / 1024**2,
+        shares={name: n / total for name, n in counts.items()},  # BERT-base: token 23,440,896 / 23,835,648 ≈ 0.983
     )
 
 

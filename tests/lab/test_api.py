@@ -3,8 +3,13 @@ bad input as 4xx JSON that names the limit."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+from pathlib import Path
+
 import pytest
 
+import embedlab.lab.routes
 from embedlab.errors import MissingDataError
 from embedlab.lab import create_app
 from embedlab.sizing import PRESETS, EmbeddingLayout, count
@@ -27,16 +32,18 @@ def test_tables_are_listed_by_name(client):
 def test_neighbors_and_analogy_are_the_librarys(client, minilm_vectors):
     r = client.get("/api/geometry/neighbors", params={"table": "minilm", "word": "king", "k": 5}).json()
     expected = minilm_vectors.most_similar("king", topn=5)
-    assert [n["key"] for n in r["neighbors"]] == list(expected.keys)
-    assert [n["score"] for n in r["neighbors"]] == pytest.approx(list(expected.scores))
+    assert r["table"] == "minilm" and r["found"]["keys"] == list(expected.keys) and r["higher_is_better"]
+    assert r["found"]["scores"] == pytest.approx(list(expected.scores)) and r["found"]["metric"] == "cosine"
     r = client.get("/api/geometry/analogy", params={"table": "minilm", "expression": "king - man + woman"}).json()
-    assert r["neighbors"][0]["key"] == "queen" and r["inputs"] == ["king", "man", "woman"]
+    assert r["found"]["keys"][0] == "queen" and r["found"]["inputs"] == ["king", "man", "woman"]
 
 
 def test_pair_takes_the_dot_product_apart(client, minilm_vectors):
     r = client.get("/api/geometry/pair", params={"table": "minilm", "a": "cat", "b": "dog"}).json()
-    assert r["dot"] == pytest.approx(r["norm_a"] * r["norm_b"] * r["cosine"], rel=1e-6)
-    assert r["cosine"] == pytest.approx(minilm_vectors.similarity("cat", "dog"), rel=1e-5)
+    assert (r["table"], r["a"], r["b"]) == ("minilm", "cat", "dog")
+    parts = r["parts"]
+    assert parts["dot"] == pytest.approx(parts["norm_a"] * parts["norm_b"] * parts["cosine"], rel=1e-6)
+    assert parts["cosine"] == pytest.approx(minilm_vectors.similarity("cat", "dog"), rel=1e-5)
     assert r["distance"] == pytest.approx(minilm_vectors.similarity("cat", "dog", metric="euclidean"), rel=1e-5)
 
 
@@ -45,7 +52,7 @@ def test_size_is_embedlab_sizing(client):
     layout = EmbeddingLayout(vocab_size=50257, dim=768, positions="learned", max_len=1024, tied=False)
     assert r["total_params"] == count(layout).total_params == 2 * 50257 * 768 + 1024 * 768
     presets = client.get("/api/size/presets").json()
-    assert set(presets) == set(PRESETS) and presets["bert-base"]["token_params"] == 30522 * 768
+    assert presets == {name: dataclasses.asdict(layout) for name, layout in PRESETS.items()}  # whole layouts
 
 
 @pytest.mark.parametrize(
@@ -56,7 +63,8 @@ def test_size_is_embedlab_sizing(client):
         ("/api/geometry/neighbors", {"table": "minilm", "word": "king", "k": 51}, 422, "k: "),
         ("/api/geometry/neighbors", {"table": "minilm", "word": "x" * 201}, 422, "word: "),
         ("/api/geometry/analogy", {"table": "minilm", "expression": "king -"}, 400, "cannot parse analogy 'king -'"),
-        ("/api/size", {"vocab_size": 0}, 422, "vocab_size: "),
+        ("/api/size", {"vocab_size": -1}, 422, "vocab_size: "),
+        ("/api/size", {"vocab_size": 0}, 400, "vocab_size must be >= 1 for a text layout; got 0"),
         ("/api/size", {"dtype": "fp64"}, 422, "dtype: "),
         ("/api/geometry/pair", {"table": "../../etc/passwd", "a": "a", "b": "b"}, 404, "unknown table"),
     ],
@@ -86,3 +94,28 @@ def test_a_table_that_does_not_load_is_a_400_without_its_path(tmp_path):
 def test_unknown_vectors_at_start_are_refused():
     with pytest.raises(MissingDataError, match="^table 'no/such/table' is neither a built-in table"):
         create_app(["no/such/table"])
+
+
+# The pages whose routes validate, call sims/ and return (lab/routes/X.py imports nothing deeper).
+THREE_FILE_PAGES = [
+    "lookup",
+    "size",
+    "recipe",
+    "patches",
+    "tying",
+    "scale",
+    "geometry",
+    "gradients",
+    "attention",
+]
+ROUTE_IMPORTS = ("fastapi", "typing", "__future__", "embedlab.lab.deps", "embedlab.lab.schemas", "embedlab.sims")
+
+
+@pytest.mark.parametrize("page", THREE_FILE_PAGES)
+def test_a_route_reaches_only_sims(page):
+    source = Path(embedlab.lab.routes.__file__).parent / f"{page}.py"
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        names += [node.module] if isinstance(node, ast.ImportFrom) else []
+        for name in names:
+            assert name.startswith(ROUTE_IMPORTS), f"routes/{page}.py imports {name}"

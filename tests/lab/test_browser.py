@@ -14,10 +14,11 @@ def test_the_nav_lists_every_simulation(open_sim):
 
 def test_size_follows_its_controls(open_sim):
     page = open_sim("size")
+    assert f"{50257 * 768 + 1024 * 768:,} parameters" in page.inner_text("#size-total")  # gpt2: tied tokens + positions
     before = page.inner_text("#size-total")
-    page.select_option("#size-preset", "gpt2")
+    page.uncheck("#size-tied")
     page.wait_for_function("t => document.querySelector('#size-total').innerText !== t", arg=before)
-    assert f"{50257 * 768 + 1024 * 768:,} parameters" in page.inner_text("#size-total")  # tied tokens + positions
+    assert f"{2 * 50257 * 768 + 1024 * 768:,} parameters" in page.inner_text("#size-total")  # untied: a second table
 
 
 def test_geometry_answers_a_new_word(open_sim):
@@ -40,3 +41,13 @@ def test_the_api_page_works_offline(browser, lab_url):
     page.close()
     assert "/api/geometry/neighbors" in shown and "/api/size/presets" in shown
     assert not errors, errors
+
+
+def test_leaving_a_page_tells_it_and_a_quick_second_choice_wins(open_sim):
+    page = open_sim("size")
+    page.evaluate("() => document.querySelector('#sim').addEventListener('leave', () => { window.left = true; })")
+    page.evaluate("() => { location.hash = '#attention'; setTimeout(() => { location.hash = '#size'; }, 0); }")
+    page.wait_for_function("() => window.left === true")
+    page.wait_for_selector('#sim[data-sim="size"][data-ready="true"]')
+    page.wait_for_timeout(3000)  # long enough for the attention module (and a stale render of it) to arrive
+    assert page.eval_on_selector_all("#sim h2", "hs => hs.map((h) => h.innerText)") == ["Table size"]

@@ -77,7 +77,9 @@ def test_size_heat_map_follows_its_table_and_start(open_sim, minilm_vectors):
     [heat] = plot_data(page, "#size-heatmap")
     assert heat["y"] == minilm_vectors.index_to_key[:32] and len(heat["z"][0]) == 64
     page.fill("#size-start", "2000")
-    page.wait_for_function("() => document.querySelector('#size-slice-caption').innerText.startsWith('rows 2000')")
+    page.wait_for_function(
+        "() => document.querySelector('#size-slice-caption').innerText.startsWith('rows 2,000–2,031')"
+    )  # thousands separated
     [heat] = plot_data(page, "#size-heatmap")
     assert heat["y"] == minilm_vectors.index_to_key[2000:2032]
     assert heat["z"][0] == pytest.approx(minilm_vectors.vectors[2000, :64].tolist(), abs=ROW_FLOAT32)

@@ -54,9 +54,12 @@ def test_patch_pixels_are_the_region_and_embedding_is_their_projection(client, p
     side = 224 // patch_size
     row, col = side - 1, side // 2
     params = {"image": "china", "size": 224, "patch_size": patch_size, "dim": 192, "row": row, "col": col, "seed": 7}
-    r = client.get("/api/patches/patch", params=params).json()
-    P = patch_size
-    assert (r["index"], r["top"], r["left"]) == (row * side + col, row * P, col * P)
+    answer = client.get("/api/patches/patch", params=params).json()
+    assert {k: answer[k] for k in ("image", "size", "patch_size", "dim", "seed")} == {
+        k: params[k] for k in ("image", "size", "patch_size", "dim", "seed")
+    }
+    r, P = answer["patch"], patch_size
+    assert (r["index"], r["row"], r["col"], r["top"], r["left"]) == (row * side + col, row, col, row * P, col * P)
 
     image = _png(client, image="china", size=224)  # what the page shows
     region = image[row * P : (row + 1) * P, col * P : (col + 1) * P]  # (P, P, 3)
@@ -71,11 +74,14 @@ def test_patch_pixels_are_the_region_and_embedding_is_their_projection(client, p
 
 def test_the_seed_and_image_change_the_answer(client):
     base = {"patch_size": 16, "row": 5, "col": 5}
-    a = client.get("/api/patches/patch", params=base).json()
-    assert client.get("/api/patches/patch", params=base).json()["embedding"] == a["embedding"]
-    assert client.get("/api/patches/patch", params={**base, "seed": 1}).json()["embedding"] != a["embedding"]
-    flower = client.get("/api/patches/patch", params={**base, "image": "flower"}).json()
-    assert flower["pixels"] != a["pixels"]
+
+    def patch(**params):
+        return client.get("/api/patches/patch", params={**base, **params}).json()["patch"]
+
+    a = patch()
+    assert patch()["embedding"] == a["embedding"]
+    assert patch(seed=1)["embedding"] != a["embedding"]
+    assert patch(image="flower")["pixels"] != a["pixels"]
 
 
 @pytest.mark.parametrize(

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
 from embedlab.errors import InvalidValueError
-from embedlab.sims.attention import AttentionBridge, BridgeView
+from embedlab.sims.attention import AttentionBridge, BridgeView, one_head
 
 MATCH = 1e-5  # the bar for max abs difference against transformers
 FP32 = 1e-5  # float32 softmax and log computed in a different order
@@ -59,16 +60,20 @@ def test_entropy_of_uniform_and_one_hot_rows():
     assert BridgeView.entropy(one_hot).item() == 0.0
 
 
-def test_to_dict_picks_a_head(bridge):
-    view = bridge.compare(SENTENCES[1])
-    d = view.to_dict(4)
-    assert d["head"] == 4 and d["n_heads"] == 12 and d["pieces"] == view.pieces
-    assert d["weights"] == view.weights[4].tolist() and d["raw_scores"] == view.raw_scores[4].tolist()
-    assert d["max_weight"] == view.weights[4].amax(-1).tolist()
-    assert d["heads"]["mean_entropy"][4] == pytest.approx(sum(d["entropy"]) / len(d["entropy"]), rel=FP32)
-    assert d["uniform_entropy"] == pytest.approx(math.log(len(view.ids)))
+def test_one_head_is_cut_from_the_whole_view(bridge):
+    view = bridge.compare(SENTENCES[1], layer=3)
+    one = one_head(view, 4)
+    assert (one.head, one.n_heads, one.layer, one.pieces) == (4, 12, 3, view.pieces)
+    assert np.array_equal(one.weights, view.weights[4].numpy()) and np.array_equal(one.raw_scores, view.raw_scores[4])
+    assert np.array_equal(one.max_weight, view.weights[4].amax(-1).numpy())
+    assert one.heads.mean_entropy[4] == pytest.approx(one.entropy.mean(), rel=FP32)
+    assert one.uniform_entropy == pytest.approx(math.log(len(view.ids))) and one.scale == pytest.approx(math.sqrt(32))
+    again = bridge.head(SENTENCES[1], layer=3, head=4)  # what the lab asks for
+    assert np.array_equal(again.scores, one.scores) and np.array_equal(
+        again.heads.raw_mean_entropy, one.heads.raw_mean_entropy
+    )
     with pytest.raises(InvalidValueError, match="head must be between 0 and 11; got 12"):
-        view.to_dict(12)
+        one_head(view, 12)
 
 
 def test_limits(bridge):

@@ -1,5 +1,5 @@
 """sims.geometry: a pair's dot product, norms, cosine, angle and distance against torch on the
-table's own rows, and a worked example."""
+table's own rows, and a worked example; neighbours and analogies under each metric are the table's own queries."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ import torch
 import torch.nn.functional as F
 
 from embedlab.errors import UnknownNameError
-from embedlab.sims.geometry import pair
+from embedlab.files import json_safe
+from embedlab.sims.geometry import analogy, neighbours, pair
 from embedlab.vectors import Vectors
+from embedlab.vectors.similarity import METRICS
 
 # float64 sums of 384 products, in torch's order vs ours
 FP64 = 1e-12
@@ -39,9 +41,28 @@ def test_pair_is_torchs_geometry(minilm_vectors, a, b):
 
 
 def test_the_answer_as_json(minilm_vectors):
-    out = pair(minilm_vectors, "cat", "dog").to_dict()
-    assert list(out) == ["a", "b", "dot", "norm_a", "norm_b", "cosine", "angle_degrees", "product", "distance"]
-    assert (out["a"], out["b"]) == ("cat", "dog") and all(isinstance(out[k], float) for k in list(out)[2:])
+    out = json_safe(pair(minilm_vectors, "cat", "dog"))
+    assert list(out) == ["table", "a", "b", "parts", "distance"] and isinstance(out["distance"], float)
+    assert list(out["parts"]) == ["dot", "norm_a", "norm_b", "cosine", "angle_degrees", "product"]
+    assert (out["table"], out["a"], out["b"]) == ("minilm", "cat", "dog")
+    assert all(isinstance(value, float) for value in out["parts"].values())
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_neighbours_and_analogies_are_the_tables_own_queries(minilm_vectors, metric):
+    ranked = neighbours(minilm_vectors, "king", k=6, metric=metric)
+    assert ranked.found == minilm_vectors.most_similar("king", topn=6, metric=metric)
+    assert ranked.table == "minilm" and ranked.higher_is_better == (metric != "euclidean")
+    solved = analogy(minilm_vectors, "king - man + woman", k=3, metric=metric)
+    assert solved.found == minilm_vectors.analogy("king - man + woman", topn=3, metric=metric)
+    scores = list(ranked.found.scores)
+    assert scores == sorted(scores, reverse=ranked.higher_is_better)  # best first: distances rise, scores fall
+
+
+def test_the_metrics_rank_differently(minilm_vectors):
+    # dot rewards long rows, cosine does not: on MiniLM's table the two lists of 10 differ
+    by_dot, by_cosine = (neighbours(minilm_vectors, "king", 10, m).found.keys for m in ("dot", "cosine"))
+    assert by_dot != by_cosine
 
 
 def test_an_unknown_key_is_named(minilm_vectors):

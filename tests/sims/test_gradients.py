@@ -15,12 +15,16 @@ from scipy.stats import spearmanr
 from torch import nn
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
+from embedlab.files import json_safe
 from embedlab.sims.gradients import (
     OPTIMIZERS,
     batch_gradient,
+    has_update_counts,
+    optimizer_tables,
     parse_ids,
     read_update_counts,
     run_updates,
+    served_updates,
     start_table,
     targets,
     two_steps,
@@ -49,7 +53,7 @@ def test_gradient_is_torch_autograd(ids, sparse):
     if sparse:  # torch's sparse gradient holds exactly the used rows
         assert dense.indices()[0].tolist() == sorted(set(ids))
         dense = dense.to_dense()
-    np.testing.assert_allclose(grad.dense(), dense.numpy(), atol=EXACT64, rtol=0)
+    np.testing.assert_allclose(grad.grad_table, dense.numpy(), atol=EXACT64, rtol=0)
     assert grad.loss == pytest.approx(loss.item(), rel=EXACT64)
     assert grad.rows.tolist() == sorted(set(ids))
     assert grad.counts.tolist() == [Counter(ids)[r] for r in sorted(set(ids))]
@@ -60,8 +64,10 @@ def test_repeated_ids_sum_their_positions():
     grad = batch_gradient([2, 2, 5], 12, 8)
     g = grad.grad_out
     np.testing.assert_allclose(grad.values, [g[0] + g[1], g[2]], atol=EXACT64, rtol=0)
-    dense = grad.dense()
+    dense = grad.grad_table
     assert not dense[[0, 1, 3, 4, 6, 7, 8, 9, 10, 11]].any()
+    np.testing.assert_allclose(grad.norms, np.linalg.norm(grad.values, axis=1), rtol=0)
+    assert (grad.vocab_size, grad.dim) == grad.table.shape == (12, 8)
     np.testing.assert_allclose(g, grad.table[[2, 2, 5]] - grad.targets, atol=EXACT64, rtol=0)
 
 
@@ -99,6 +105,7 @@ def test_two_steps_are_sgd_and_adam():
     V, D, lr, seed = 12, 8, 0.05, 1
     first, second = np.array([2, 2, 5, 7]), np.array([5, 9])
     steps = two_steps(first, second, V, D, lr=lr, seed=seed)
+    tables = optimizer_tables(first, second, V, D, lr=lr, seed=seed)
     start = start_table(V, D, seed)
     goals = [targets(len(first), D, seed, 1), targets(len(second), D, seed, 2)]
     oracles = {
@@ -107,7 +114,7 @@ def test_two_steps_are_sgd_and_adam():
         "sparse_adam": _adam_oracle(start, [first, second], goals, lr, lazy=True),
     }
     for name, expected in oracles.items():
-        before, after1, after2 = steps.tables[name]
+        before, after1, after2 = tables[name]
         np.testing.assert_array_equal(before, start)
         np.testing.assert_allclose(after1, expected[0], atol=ADAM64, rtol=0, err_msg=name)
         np.testing.assert_allclose(after2, expected[1], atol=ADAM64, rtol=0, err_msg=name)
@@ -125,7 +132,7 @@ def test_only_adam_moves_rows_without_gradient():
     assert not steps.moves["sgd"].second[[2, 7]].any()
     assert not steps.moves["sparse_adam"].second[[2, 7]].any()
     assert (steps.moves["adam"].second[[2, 7]] > 0).all()
-    d = steps.to_dict()
+    d = json_safe(steps)
     assert d["dropped"] == [2, 7] and d["moves"]["adam"]["second"] == steps.moves["adam"].second.tolist()
 
 
@@ -176,21 +183,22 @@ def test_bands_and_correlation_by_hand():
     assert seldom.updates_per_occurrence == pytest.approx(95 / 13)
     assert r.spearman == pytest.approx(spearmanr(COUNTS, UPDATES).statistic, abs=RHO)
     assert (r.rows, r.never_updated) == (8, 2)
-    assert r.to_dict()["points"]["keys"] == KEYS  # 8 rows, fewer than the default points: all, by rank
+    assert r.points.keys == tuple(KEYS)  # 8 rows, fewer than the default points: all, by rank
 
 
 def test_points_spread_over_frequency_ranks():
     rng = np.random.default_rng(0)
     counts = rng.integers(0, 10_000, 1000)
     r = updates_by_frequency(counts, counts * 2, [str(i) for i in range(1000)], points=11)
-    sampled = [c for _, c, _ in r.points]
+    sampled = list(r.points.counts)
     ranked = np.sort(counts)[::-1]
     assert len(sampled) == 11 and sampled == ranked[np.linspace(0, 999, 11).round().astype(int)].tolist()
-    assert all(u == 2 * c for _, c, u in r.points)
+    assert all(u == 2 * c for c, u in zip(r.points.counts, r.points.updates, strict=True))
+    assert [counts[int(key)] for key in r.points.keys] == sampled  # each key is its row's own count
 
 
 def test_empty_band_is_none_in_json():
-    d = updates_by_frequency(np.array([1, 2]), np.array([1, 1]), ["a", "b"], bands=BANDS).to_dict()
+    d = json_safe(updates_by_frequency(np.array([1, 2]), np.array([1, 1]), ["a", "b"], bands=BANDS))
     assert d["bands"][0] == {"name": "often", "floor": 100, "rows": 0, "mean_count": None, "mean_updates": None,
                              "updates_per_occurrence": None}  # fmt: skip
 
@@ -215,9 +223,11 @@ def test_read_and_run_updates(tmp_path):
     run = _run(tmp_path / "run", UPDATES)
     np.testing.assert_array_equal(read_update_counts(run), UPDATES)
     np.testing.assert_array_equal(read_update_counts(run / "vectors.safetensors"), UPDATES)  # the table file
-    r = run_updates(Vectors.load(run), run, points=4)
+    table = Vectors.load(run)
+    r = run_updates(table, run, points=4)
     assert r.spearman == pytest.approx(spearmanr(COUNTS, UPDATES).statistic, abs=RHO)
-    assert [k for k, _, _ in r.points] == ["w0", "w2", "w5", "w7"]  # ranks 0, 7/3, 14/3, 7 rounded
+    assert r.points.keys == ("w0", "w2", "w5", "w7")  # ranks 0, 7/3, 14/3, 7 rounded
+    assert r.table == table.name and has_update_counts(run) and not has_update_counts("minilm")
 
 
 def test_what_is_missing_or_damaged_is_named(tmp_path):
@@ -240,3 +250,15 @@ def test_what_is_missing_or_damaged_is_named(tmp_path):
     plain = _run(tmp_path / "plain", UPDATES, counts=None)
     with pytest.raises(MissingDataError, match="has no corpus counts"):
         run_updates(Vectors.load(plain), plain)
+    assert not has_update_counts(run)  # damaged: the lab does not offer it
+
+
+def test_a_served_table_without_counts_is_named_not_its_path(tmp_path):
+    run = _run(tmp_path / "run", UPDATES)
+    table = Vectors.load(run)
+    table.name = "wiki"  # the name the lab serves it under
+    assert served_updates(table, run).points == run_updates(table, run).points
+    (run / UPDATE_COUNTS).unlink()
+    with pytest.raises(MissingDataError, match="^table 'wiki' has no readable update counts") as caught:
+        served_updates(table, run)
+    assert str(tmp_path) not in str(caught.value)

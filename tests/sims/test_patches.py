@@ -14,7 +14,7 @@ from PIL import Image
 from embedlab.data.images import image_tensor, sample_image
 from embedlab.errors import InvalidValueError
 from embedlab.layers.patch import PatchEmbedding
-from embedlab.sims.patches import cut_patch, png_bytes, seeded_patch_embedding, tiling
+from embedlab.sims.patches import cut_patch, patch_view, photo_png, png_bytes, seeded_patch_embedding, tiling
 
 # A (C·P·P,) · (C·P·P,) dot in float32, taken by conv2d and by a matmul in different orders:
 # at 3,072 terms of size ≤ 1 the rounding differences stay far below 1e-5.
@@ -90,14 +90,24 @@ def test_cut_patch_is_the_region_and_its_projection(patch_size):
     # Pixels: the (P, P) square at (top, left), all of red, then green, then blue, row by row.
     region = pixels[row * P : (row + 1) * P, col * P : (col + 1) * P]  # (P, P, 3)
     expected = region.transpose(2, 0, 1).reshape(-1) / 255
-    np.testing.assert_allclose(patch.pixels.numpy(), expected, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(patch.pixels, expected, rtol=0, atol=1e-7)
 
     # Embedding: the conv's output equals flattened pixels @ Wᵀ + b, and the conv on that square alone.
     w, b = embed.proj.weight.detach(), embed.proj.bias.detach()
-    by_matmul = patch.pixels @ w.flatten(1).T + b
-    torch.testing.assert_close(patch.embedding, by_matmul, atol=CONV_ATOL, rtol=0)
+    embedding = torch.from_numpy(patch.embedding)
+    by_matmul = torch.from_numpy(patch.pixels) @ w.flatten(1).T + b
+    torch.testing.assert_close(embedding, by_matmul, atol=CONV_ATOL, rtol=0)
     square = x[:, :, row * P : (row + 1) * P, col * P : (col + 1) * P]
-    torch.testing.assert_close(patch.embedding, F.conv2d(square, w, b).flatten(), atol=CONV_ATOL, rtol=0)
+    torch.testing.assert_close(embedding, F.conv2d(square, w, b).flatten(), atol=CONV_ATOL, rtol=0)
+
+
+def test_the_labs_patch_is_the_seeded_cut():
+    view = patch_view("flower", 224, 14, 384, row=5, col=9, seed=2)
+    alone = cut_patch(image_tensor(sample_image("flower", 224)), seeded_patch_embedding(224, 14, 384, 2), 5, 9)
+    assert (view.image, view.size, view.patch_size, view.dim, view.seed) == ("flower", 224, 14, 384, 2)
+    assert view.patch.index == alone.index == 5 * 16 + 9 and view.order == "channel, row, column (C, P, P)"
+    assert np.array_equal(view.patch.pixels, alone.pixels) and np.array_equal(view.patch.embedding, alone.embedding)
+    assert Image.open(io.BytesIO(photo_png("flower", 64))).size == (64, 64)
 
 
 def test_cut_patch_outside_the_grid_names_the_range():

@@ -9,10 +9,16 @@ import torch
 import torch.nn.functional as F
 
 from embedlab.errors import InvalidValueError
+from embedlab.files import json_safe
 from embedlab.models.pipeline import Pipeline
 from embedlab.sims.recipe import MAX_TOKENS, PRETRAINED, RECIPE_NAMES, SEED, Recipe, fresh_pipeline
 
 FP32 = 1e-5  # float32 LayerNorm in torch's functional form vs the module
+
+
+def _rows(view):
+    """The view's rows (NumPy, as the answer holds them) as tensors, for torch's oracles."""
+    return {name: torch.from_numpy(row) for name, row in view.rows.items()}
 
 
 @pytest.fixture(scope="module")
@@ -23,11 +29,11 @@ def bert():
 @pytest.mark.parametrize("position, segment", [(None, None), (40, 1), (511, 0)])
 def test_bert_places_minilms_own_rows(bert, position, segment):
     view = bert.place("the cat sat on the mat", index=2, position=position, segment=segment)
-    placed, layers = view.placement, bert.pipeline.embedding
-    assert view.pieces == ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]"] and placed.piece == "cat"
+    layers = bert.pipeline.embedding
+    assert view.pieces == ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]"] and view.piece == "cat"
     at, seg = (2 if position is None else position), (0 if segment is None else segment)
-    assert (placed.position, placed.segment) == (at, seg)
-    rows = placed.rows
+    assert (view.position, view.segment) == (at, seg)
+    rows = _rows(view)
     assert torch.equal(rows["token"], layers.token.weight[view.ids[2]])
     assert torch.equal(rows["position"], layers.position.weight[at])
     assert torch.equal(rows["segment"], layers.segment.weight[seg])
@@ -38,7 +44,7 @@ def test_bert_places_minilms_own_rows(bert, position, segment):
 
 
 def test_the_answer_as_json(bert):
-    out = bert.place("a dog", index=1).to_dict()
+    out = json_safe(bert.place("a dog", index=1))
     assert (out["recipe"], out["pretrained"], out["index"], out["piece"]) == ("bert", True, 1, "a")
     assert out["config"]["max_len"] == 512 and out["config"]["layer_norm"] is True
     assert set(out["rows"]) == set(out["norms"]) == {"token", "position", "segment", "total", "output"}
@@ -61,7 +67,7 @@ def test_position_off_gives_a_word_one_row_of_x_wherever_it_stands(bert):
     assert on.x_cosine[1, 5] < 0.9 and off.x_cosine[1, 5] == pytest.approx(1.0, abs=FP32)
     # the sum is token + segment, and the output is the model's own LayerNorm module on that sum
     layers = bert.pipeline.embedding
-    rows = off.placement.rows
+    rows = _rows(off)
     assert set(rows) == {"token", "segment", "total", "output"}
     assert torch.equal(rows["total"], layers.token.weight[off.ids[1]] + layers.segment.weight[0])
     torch.testing.assert_close(rows["output"], layers.norm(rows["total"]), atol=0, rtol=0)
@@ -69,25 +75,25 @@ def test_position_off_gives_a_word_one_row_of_x_wherever_it_stands(bert):
     torch.testing.assert_close(rows["output"], expected, atol=FP32, rtol=0)
     # sliding the piece along no longer moves its X row
     far = bert.place(SENTENCE, index=1, position=300, addends=("token", "segment"))
-    assert torch.equal(far.placement.rows["output"], x_off[1])
+    assert torch.equal(_rows(far)["output"], x_off[1])
 
 
 def test_x_cosine_is_the_cosine_of_the_rows_that_enter_attention(bert):
     view = bert.place(SENTENCE, index=2, addends=("token", "position"))
     x = bert.pipeline.walk(SENTENCE, include=("token", "position")).rows()["output"]  # (T, D)
     expected = F.cosine_similarity(x[:, None, :], x[None, :, :], dim=-1)  # (T, T), torch's own
-    torch.testing.assert_close(view.x_cosine, expected, atol=FP32, rtol=0)
+    torch.testing.assert_close(torch.from_numpy(view.x_cosine), expected, atol=FP32, rtol=0)
 
 
 def test_the_token_may_be_left_out_too(bert):
     # position (+ segment) alone carries no word: two sentences of one length get the same X
     a = bert.place("the cat sat", index=1, addends=("position", "segment"))
     b = bert.place("a dog ran", index=1, addends=("position", "segment"))
-    assert a.ids != b.ids and torch.equal(a.placement.rows["output"], b.placement.rows["output"])
-    assert torch.equal(a.x_cosine, b.x_cosine) and set(a.placement.rows) == {"position", "segment", "total", "output"}
+    assert a.ids != b.ids and torch.equal(_rows(a)["output"], _rows(b)["output"])
+    assert (a.x_cosine == b.x_cosine).all() and set(a.rows) == {"position", "segment", "total", "output"}
     alone = bert.place("the cat sat", index=1, addends=("position",))
     layers = bert.pipeline.embedding
-    assert torch.equal(alone.placement.rows["total"], layers.position.weight[1])
+    assert torch.equal(_rows(alone)["total"], layers.position.weight[1])
 
 
 @pytest.mark.parametrize(
@@ -109,9 +115,9 @@ def test_fresh_recipes_are_the_seeded_layers(name):
     recipe = Recipe(name, fresh_pipeline(name))
     oracle = Pipeline.fresh(name, "minilm", seed=SEED).embedding  # built apart, from the same seed
     view = recipe.place("the cat sat", index=2, position=7)
-    assert view.to_dict()["pretrained"] is False and view.placement.segment is None
-    assert torch.equal(view.placement.rows["token"], oracle.token(torch.tensor([view.ids[2]]))[0])
-    assert "segment" not in view.placement.rows and "output" not in view.placement.rows  # no segments, no LayerNorm
+    assert view.pretrained is False and view.segment is None
+    assert torch.equal(_rows(view)["token"], oracle.token(torch.tensor([view.ids[2]]))[0])
+    assert "segment" not in view.rows and "output" not in view.rows  # no segments, no LayerNorm
 
 
 def test_a_text_over_the_token_limit_is_refused(bert):

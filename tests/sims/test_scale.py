@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from embedlab.errors import InvalidValueError
-from embedlab.sims.scale import INIT_STDS, scale_balance
+from embedlab.files import json_safe
+from embedlab.sims.scale import INIT_STDS, MAX_DIM, MAX_FACTOR, balance, scale_balance
 
 FP64 = 1e-12  # float64 sums of at most a few thousand terms of order 1
 
@@ -82,10 +83,10 @@ def test_ratio_and_samples_match_an_independent_numpy_computation():
     assert b.sample_positions == (0, 21, 42)
     at = list(b.sample_positions)
     K = 32
-    np.testing.assert_allclose(b.token.numpy(), tokens[:3, :K], rtol=0, atol=FP64)
-    np.testing.assert_allclose(b.position.numpy(), positions[at, :K], rtol=0, atol=FP64)
+    np.testing.assert_allclose(b.token, tokens[:3, :K], rtol=0, atol=FP64)
+    np.testing.assert_allclose(b.position, positions[at, :K], rtol=0, atol=FP64)
     combined = tokens[:3, None, :] + positions[at][None, :, :]  # (S, S, D)
-    np.testing.assert_allclose(b.combined.numpy(), combined[..., :K], rtol=0, atol=FP64)
+    np.testing.assert_allclose(b.combined, combined[..., :K], rtol=0, atol=FP64)
 
     unit = combined / np.linalg.norm(combined, axis=-1, keepdims=True)
     pairs = [(i, j) for i in range(3) for j in range(3) if i != j]
@@ -102,12 +103,39 @@ def test_who_wins_the_sum():
     assert scale_balance(128, scale=1e6).same_token_cosine == pytest.approx(1.0, abs=1e-6)
 
 
-def test_to_dict_is_plain_json():
-    d = scale_balance(20, sample_dims=8).to_dict()
+def test_the_answer_is_plain_json():
+    d = json_safe(scale_balance(20, sample_dims=8))
     assert d["dim"] == 20 and d["sample_positions"] == [0, 128, 256, 384]
     assert len(d["token"]) == 4 and len(d["token"][0]) == 8  # K = min(D, sample_dims)
     assert len(d["combined"]) == 4 and len(d["combined"][0]) == 4 and len(d["combined"][0][0]) == 8
-    assert len(scale_balance(6).to_dict()["position"][0]) == 6
+    assert len(json_safe(scale_balance(6))["position"][0]) == 6
+
+
+@pytest.mark.parametrize("init", INIT_STDS)
+@pytest.mark.parametrize(
+    "scale, factor, multiplier", [("none", 7.0, None), ("sqrt_d", 7.0, "sqrt_d"), ("number", 2.5, 2.5)]
+)
+def test_the_labs_names_are_scale_balances_arguments(scale, factor, multiplier, init):
+    named = balance(64, scale, factor, init)
+    direct = scale_balance(64, scale=multiplier, std=INIT_STDS[init](64))
+    assert (
+        named.factor == direct.factor == {"none": 1.0, "sqrt_d": 8.0, "number": 2.5}[scale]
+    )  # a factor only counts for "number"
+    assert (named.std, named.ratio) == (direct.std, direct.ratio) and np.array_equal(named.combined, direct.combined)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((64, "sqrt"), "scale must be one of none, sqrt_d, number; got 'sqrt'"),
+        ((64, "none", 1.0, "xavier"), "init must be one of inv_sqrt_d, gpt2, torch; got 'xavier'"),
+        ((64, "number", MAX_FACTOR * 2), f"factor must be between 0.0 and {MAX_FACTOR}; got 20000.0"),
+        ((MAX_DIM + 1,), f"dim must be between 2 and {MAX_DIM}; got 4097"),
+    ],
+)
+def test_the_labs_limits_are_checked(args, message):
+    with pytest.raises(InvalidValueError, match=message):
+        balance(*args)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import torch
 from torch import nn
 
 from embedlab.errors import InvalidValueError
+from embedlab.files import json_safe
 from embedlab.sims.tying import MAX_WORDS, MIN_WORDS, parameters, parse_words, tied_vs_untied
 
 WORDS = ["cat", "dog", "horse", "king", "queen", "paris"]
@@ -44,23 +45,29 @@ def test_tied_logits_are_h_dot_the_tables_rows(minilm_vectors, t):
     view = tied_vs_untied(minilm_vectors, WORDS, "cat", "queen", t=t)
     E = minilm_vectors[WORDS].astype(np.float64)  # (V_small, D)
     h = (1 - t) * E[WORDS.index("cat")] + t * E[WORDS.index("queen")]
-    np.testing.assert_allclose(view.h.numpy(), h, atol=1e-6, rtol=0)
-    np.testing.assert_allclose(view.logits["tied"].numpy(), E @ h, atol=LOGIT_ATOL, rtol=0)
-    assert view.top("tied") == WORDS[int(np.argmax(E @ h))]
+    np.testing.assert_allclose(view.h, h, atol=1e-6, rtol=0)
+    np.testing.assert_allclose(view.tied.logits, E @ h, atol=LOGIT_ATOL, rtol=0)
+    assert view.tied.top == WORDS[int(np.argmax(E @ h))]
 
 
 def test_untied_logits_come_from_the_seeded_table(minilm_vectors):
     view = tied_vs_untied(minilm_vectors, WORDS, "king", "king", seed=3)
     own = torch.empty(len(WORDS), 384).normal_(0.0, 0.02, generator=torch.Generator().manual_seed(3))
     h = minilm_vectors["king"].astype(np.float64)
-    np.testing.assert_allclose(view.logits["untied"].numpy(), own.double().numpy() @ h, atol=LOGIT_ATOL, rtol=0)
+    np.testing.assert_allclose(view.untied.logits, own.double().numpy() @ h, atol=LOGIT_ATOL, rtol=0)
     again = tied_vs_untied(minilm_vectors, WORDS, "king", "king", seed=3)
-    assert torch.equal(again.logits["untied"], view.logits["untied"])  # the same head for the same seed
+    assert np.array_equal(again.untied.logits, view.untied.logits)  # the same head for the same seed
 
 
 def test_the_answer_as_json(minilm_vectors):
-    out = tied_vs_untied(minilm_vectors, WORDS, "cat", "dog", t=0.5, seed=1).to_dict()
-    assert (out["words"], out["a"], out["b"], out["t"], out["seed"]) == (WORDS, "cat", "dog", 0.5, 1)
+    out = json_safe(tied_vs_untied(minilm_vectors, WORDS, "cat", "dog", t=0.5, seed=1))
+    assert out["table"] == "minilm" and (out["words"], out["a"], out["b"], out["t"], out["seed"]) == (
+        WORDS,
+        "cat",
+        "dog",
+        0.5,
+        1,
+    )
     assert len(out["h"]) == 384 and set(out["tied"]) == set(out["untied"]) == {"logits", "top"}
     assert out["params"] == {**vars(parameters(30522, 384, len(WORDS)))}
 

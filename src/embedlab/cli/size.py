@@ -107,7 +107,7 @@ def size(
     layout = _layout(preset_name, {k: v for k, v in overrides.items() if v is not None})
     report = count(layout, dtype)
     if json_out:
-        typer.echo(json.dumps(report.to_dict()))
+        typer.echo(json.dumps(dataclasses.asdict(report)))  # every value is a plain int, float, str or dict
     else:
         _print_report(report, preset_name or "custom layout")
 

@@ -10,6 +10,7 @@ TableName, Token, Seed, RecipeName, CorpusName, ThemeNames   query parameters se
 LabDep           the app's Lab (served tables, services, cache folder)
 TableDep         the served table named by ?table= (404 naming the served ones otherwise)
 DefaultTableDep  the same, MiniLM's table when ?table= is left out
+TableSourceDep   where the ?table= table was loaded from (a built-in name or a server path)
 MiniLMDep        MiniLM's tokenizer and trained input embedding, shared by every page
 RecipeDep        the ?recipe= recipe with its pipeline (bert: MiniLM's own; the others fresh)
 EncoderDep       MiniLM's whole encoder (every layer), shared by the attention and context pages
@@ -33,16 +34,16 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 
 from embedlab.data.corpora import CORPORA, open_corpus
-from embedlab.data.models import MODELS
 from embedlab.data.themes import THEMES
-from embedlab.errors import FileFormatError, MissingDataError, unknown_name
+from embedlab.errors import unknown_name
 from embedlab.lab.state import Lab
 from embedlab.models.encoder import Encoder
 from embedlab.models.pipeline import Pipeline
 from embedlab.sims.arena import ArenaLab
 from embedlab.sims.attention import AttentionBridge
 from embedlab.sims.context import ContextModel
-from embedlab.sims.gradients import read_update_counts
+from embedlab.sims.gradients import has_update_counts
+from embedlab.sims.limits import MAX_SEED, MAX_TOKEN
 from embedlab.sims.projector import Projector
 from embedlab.sims.recipe import MODEL, PRETRAINED, RECIPE_NAMES, Recipe, fresh_pipeline
 from embedlab.sims.subword_table import VocabularyTable, measure
@@ -52,8 +53,6 @@ from embedlab.vectors import Vectors
 
 MAX_NAME = 200  # characters of a table name
 MAX_CORPUS = 50  # characters of a corpus name
-MAX_TOKEN = 100  # characters of a token (a table's key)
-MAX_SEED = 2**31 - 1  # seeds fit every generator the simulations use
 DEFAULT_CORPUS = "enwiki-sample"  # always there (gensim's test data); gcide needs a Debian package
 
 TableName = Annotated[str, Query(min_length=1, max_length=MAX_NAME, description="a served table (see /api/tables)")]
@@ -85,8 +84,17 @@ def get_default_table(lab: LabDep, table: TableName = MODEL) -> Vectors:
     return lab.table(table)
 
 
+def get_table_source(lab: LabDep, table: TableName) -> str:
+    """Where the served table `table` was loaded from: a built-in name or a path on the server (which
+    a page only hands to a sims function, never shows)."""
+    if table not in lab.paths:
+        raise unknown_name("table", table, lab.names)
+    return lab.paths[table]
+
+
 TableDep = Annotated[Vectors, Depends(get_table)]
 DefaultTableDep = Annotated[Vectors, Depends(get_default_table)]
+TableSourceDep = Annotated[str, Depends(get_table_source)]
 
 
 def get_minilm(lab: LabDep) -> Pipeline:
@@ -168,21 +176,10 @@ def get_arena(lab: LabDep) -> ArenaLab:
 ArenaDep = Annotated[ArenaLab, Depends(get_arena)]
 
 
-def has_update_counts(source: str) -> bool:
-    """Whether a served table's source is a run folder with readable update counts."""
-    if source in MODELS:  # a built-in table is no run folder
-        return False
-    try:
-        read_update_counts(source)
-    except (MissingDataError, FileFormatError):
-        return False
-    return True
-
-
 def get_update_tables(lab: LabDep) -> list[str]:
     """The served tables whose run folders hold update counts, each checked once per app."""
-    return [name for name in lab.names
-            if lab.service(f"update-counts:{name}", partial(has_update_counts, lab.paths[name]))]  # fmt: skip
+    checked = {name: partial(has_update_counts, lab.paths[name]) for name in lab.names}
+    return [name for name, check in checked.items() if lab.service(f"update-counts:{name}", check)]
 
 
 UpdateTablesDep = Annotated[list[str], Depends(get_update_tables)]

@@ -85,12 +85,6 @@ class Placement:
         """Addend name -> the L2 norm of its row."""
         return {name: row.norm().item() for name, row in self.rows.items()}
 
-    def to_dict(self) -> dict:
-        """The token, where it is placed, every row and every norm, JSON-ready."""
-        rows = {name: row.tolist() for name, row in self.rows.items()}
-        return {"piece": self.piece, "id": self.id, "position": self.position, "segment": self.segment,
-                "rows": rows, "norms": self.norms()}  # fmt: skip
-
 
 class Pipeline:
     """A tokenizer and the InputEmbedding of the same model."""

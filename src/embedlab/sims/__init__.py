@@ -3,6 +3,7 @@
 A page is three files in a line: lab/static/js/X.js <-> lab/routes/X.py <-> sims/X.py.
 
 lookup.py      a token's row, one-hot × E, a themed PCA map, table slices for a heat map
+size.py        a layout's parameters and memory (embedlab.sizing), the model presets
 recipe.py      token + position + segment addends under each recipe, their sum and LayerNorm
 patches.py     a photograph cut into P×P patches; one patch's pixels and its projection
 tying.py       logits of a hidden state through tied and untied heads; parameter counts
@@ -15,6 +16,7 @@ gradients.py   which rows a batch's gradient touches; optimizers' moves; a run's
 attention.py   layer 0's q·k with and without 1/√d_k on a real model's input embeddings
 context.py     one word in several sentences, followed through every layer of a real encoder
 arena.py       a real race's results, or a quick race run in the background while the page watches
+limits.py      bounds several pages share: a token's length, a seed's range
 once.py        MadeOnce: things made once per name, one lock per name (lab services, a projector's maps)
 projector.py   every row of a table on one map (PCA or UMAP), colourings, a key's neighbours and their distortion
 """

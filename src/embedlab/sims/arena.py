@@ -18,10 +18,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 from embedlab.arena.runner import Race, RaceEvent
+from embedlab.arena.strategies import STRATEGIES, TASKS
 from embedlab.errors import BusyError
 
 log = logging.getLogger("embedlab")
 
+LIMITS = {"tasks": list(TASKS), "strategies": list(STRATEGIES)}  # the lab page's choices, listed by /api/config
 SOURCES = ("full", "quick")  # the races the page looks for, the better first
 
 

@@ -38,6 +38,16 @@ POOLINGS = ("mean", "first")
 MIN_TEXTS, MAX_TEXTS = 2, 4  # the lab page's limits; the command line takes any number from 2
 MAX_TOKENS = 64  # pieces per sentence on the lab page, [CLS] and [SEP] included
 NEAREST = 5  # static rows listed per occurrence and layer
+# The lab page's bounds, listed by /api/config: characters of a sentence and of the word, head and layer.
+LIMITS = {
+    "texts": [MIN_TEXTS, MAX_TEXTS],
+    "text": 300,
+    "tokens": MAX_TOKENS,
+    "word": 50,
+    "head": [0, 63],
+    "layer": [0, 63],
+    "pooling": list(POOLINGS),
+}
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
@@ -48,9 +48,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from embedlab.data.models import MODELS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_float, check_ids, check_int
-from embedlab.files import json_safe
-from embedlab.scratch import Embedding, RowGradient, row_gradient
+from embedlab.files import IdVector, Matrix, Vector
+from embedlab.scratch import Embedding, row_gradient
+from embedlab.sims.limits import MAX_SEED
 from embedlab.train.run import UPDATE_COUNTS
 from embedlab.vectors.frequency import BANDS, band_rows
 from embedlab.vectors.io import RUN_TABLE
@@ -65,9 +67,21 @@ OPTIMIZERS: dict[str, tuple[Callable[..., torch.optim.Optimizer], bool]] = {
     "sparse_adam": (lambda params, lr: torch.optim.SparseAdam(params, lr=lr), True),
 }
 INIT_STD = 1.0  # nn.Embedding's own default init, N(0, 1): rows and targets on one scale
+MAX_VOCAB = 50  # rows of the lab's toy table: small enough to show every row
+MAX_DIM = 16
+MAX_IDS = 32  # ids in one batch
+MAX_POINTS = 5000  # rows in the update-count scatter
+LIMITS = {
+    "vocab_size": [2, MAX_VOCAB],
+    "dim": [1, MAX_DIM],
+    "ids": MAX_IDS,
+    "lr": [0.0, 1.0],
+    "seed": [0, MAX_SEED],
+    "points": [1, MAX_POINTS],
+}
 
 
-def parse_ids(text: str, vocab_size: int, max_ids: int) -> np.ndarray:
+def parse_ids(text: str, vocab_size: int, max_ids: int = MAX_IDS) -> np.ndarray:
     """'2, 2 5' -> array([2, 2, 5]): integers split by commas or spaces, each in [0, vocab_size).
 
     >>> parse_ids("2, 2 5", vocab_size=12, max_ids=8).tolist()
@@ -86,38 +100,22 @@ def parse_ids(text: str, vocab_size: int, max_ids: int) -> np.ndarray:
     return ids
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BatchGradient:
-    """One batch's loss and gradients. ids (T,); table (V, D) the starting E; targets, grad_out
-    (T, D); rows (U,) sorted ids with non-zero gradient, counts (U,) their occurrences in the
-    batch, values (U, D) their rows of dE."""
+    """One batch's loss and gradients on the seeded start table and the step-1 targets."""
 
-    ids: np.ndarray
-    table: np.ndarray
-    targets: np.ndarray
-    grad_out: np.ndarray
-    rows: np.ndarray
-    counts: np.ndarray
-    values: np.ndarray
-    loss: float
-
-    def dense(self) -> np.ndarray:
-        """(V, D) dE with the zero rows filled in."""
-        return RowGradient(self.rows, self.values, len(self.table)).to_dense()
-
-    def to_dict(self) -> dict:
-        return {
-            "ids": self.ids.tolist(),
-            "vocab_size": len(self.table),
-            "dim": self.table.shape[1],
-            "loss": self.loss,
-            "grad_out": self.grad_out.tolist(),
-            "rows": self.rows.tolist(),
-            "counts": self.counts.tolist(),
-            "values": self.values.tolist(),
-            "norms": np.linalg.norm(self.values, axis=1).tolist(),
-            "grad_table": self.dense().tolist(),
-        }
+    ids: IdVector  # (T,) the batch
+    vocab_size: int  # V
+    dim: int  # D
+    table: Matrix  # (V, D) E before any step: start_table(V, D, seed)
+    targets: Matrix  # (T, D) the rows y_t the loss pulls E[ids_t] towards
+    loss: float  # ½ Σ‖E[ids_t] − y_t‖²
+    grad_out: Matrix  # (T, D) G = dL/dX = E[ids] − Y
+    rows: IdVector  # (U,) sorted ids with non-zero gradient
+    counts: IdVector  # (U,) their occurrences in the batch
+    values: Matrix  # (U, D) their rows of dE
+    norms: Vector  # (U,) ‖dE row‖
+    grad_table: Matrix  # (V, D) the whole dE = Hᵀ G, its zero rows included
 
 
 def start_table(vocab_size: int, dim: int, seed: int = 0) -> np.ndarray:
@@ -140,43 +138,31 @@ def batch_gradient(ids: Sequence[int] | np.ndarray, vocab_size: int, dim: int, s
     grad = row_gradient(ids, grad_out, vocab_size)
     counts = np.bincount(ids, minlength=vocab_size)[grad.rows]  # (U,)
     loss = 0.5 * float((grad_out**2).sum())
-    return BatchGradient(ids, table, y, grad_out, grad.rows, counts, grad.values, loss)
+    norms = np.linalg.norm(grad.values, axis=1)  # (U,)
+    dense = grad.to_dense()  # (V, D)
+    return BatchGradient(ids, vocab_size, dim, table, y, loss, grad_out, grad.rows, counts, grad.values, norms, dense)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RowMoves:
-    """‖E_after[r] − E_before[r]‖ for every row r, (V,) each, in step 1 and in step 2."""
+    """How far every row moved in each step: ‖E_after[r] − E_before[r]‖."""
 
-    first: np.ndarray
-    second: np.ndarray
+    first: Vector  # (V,) in step 1
+    second: Vector  # (V,) in step 2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class OptimizerSteps:
     """Two steps of each optimizer from the same table: step 1 on `first`, step 2 on `second`."""
 
-    first: np.ndarray  # (T1,) ids
-    second: np.ndarray  # (T2,) ids
-    lr: float
-    tables: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]  # name -> E before, after 1, after 2 (V, D)
-    moves: dict[str, RowMoves]  # optimizer name -> its per-row moves
-
-    @property
-    def dropped(self) -> np.ndarray:
-        """(K,) sorted rows in the first batch but not the second: where the optimizers disagree."""
-        return np.setdiff1d(self.first, self.second)
-
-    def to_dict(self) -> dict:
-        return {
-            "first": self.first.tolist(),
-            "second": self.second.tolist(),
-            "lr": self.lr,
-            "dropped": self.dropped.tolist(),
-            "moves": {name: {"first": m.first.tolist(), "second": m.second.tolist()} for name, m in self.moves.items()},
-        }
+    first: IdVector  # (T1,) ids of step 1
+    second: IdVector  # (T2,) ids of step 2
+    lr: float  # the learning rate of every optimizer
+    dropped: IdVector  # (K,) sorted rows in the first batch but not the second: where the optimizers disagree
+    moves: dict[str, RowMoves]  # optimizer name -> its rows' moves
 
 
-def two_steps(
+def optimizer_tables(
     first: Sequence[int] | np.ndarray,
     second: Sequence[int] | np.ndarray,
     vocab_size: int,
@@ -184,10 +170,11 @@ def two_steps(
     lr: float = 0.1,
     seed: int = 0,
     optimizers: Sequence[str] = tuple(OPTIMIZERS),
-) -> OptimizerSteps:
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Step 1 on `first` (T1,), step 2 on `second` (T2,), for each of `optimizers` (names in
     OPTIMIZERS) with torch's implementation, each from the same `start_table`; the loss of step s
-    is ½ Σ‖E[ids_t] − y_t‖² with `targets(T, D, seed, s)`, so step 1 is `batch_gradient`'s."""
+    is ½ Σ‖E[ids_t] − y_t‖² with `targets(T, D, seed, s)`, so step 1 is `batch_gradient`'s.
+    -> optimizer name -> E before, after step 1, after step 2, each (V, D)."""
     vocab_size, dim = check_int("vocab_size", vocab_size, low=1), check_int("dim", dim, low=1)
     batches = [_check_batch(first, vocab_size, "first"), _check_batch(second, vocab_size, "second")]
     lr = check_float("lr", lr)
@@ -198,7 +185,7 @@ def two_steps(
         raise InvalidValueError(f"optimizers must be among {', '.join(OPTIMIZERS)}; got {list(optimizers)}")
     start = start_table(vocab_size, dim, seed)
     goals = [torch.from_numpy(targets(len(ids), dim, seed, step)) for step, ids in enumerate(batches, 1)]
-    tables, moves = {}, {}
+    tables = {}
     for name in optimizers:
         make, sparse = OPTIMIZERS[name]
         emb = nn.Embedding(vocab_size, dim, sparse=sparse, dtype=torch.float64)
@@ -213,9 +200,25 @@ def two_steps(
             optimizer.step()
             snapshots.append(emb.weight.detach().numpy().copy())
         tables[name] = tuple(snapshots)
-        step_moves = [np.linalg.norm(after - before, axis=1) for before, after in pairwise(snapshots)]
-        moves[name] = RowMoves(*step_moves)
-    return OptimizerSteps(batches[0], batches[1], lr, tables, moves)
+    return tables
+
+
+def two_steps(
+    first: Sequence[int] | np.ndarray,
+    second: Sequence[int] | np.ndarray,
+    vocab_size: int,
+    dim: int,
+    lr: float = 0.1,
+    seed: int = 0,
+    optimizers: Sequence[str] = tuple(OPTIMIZERS),
+) -> OptimizerSteps:
+    """`optimizer_tables`' two steps as each row's move per step, (V,) per optimizer and step."""
+    tables = optimizer_tables(first, second, vocab_size, dim, lr, seed, optimizers)
+    moves = {}
+    for name, snapshots in tables.items():
+        moves[name] = RowMoves(*(np.linalg.norm(after - before, axis=1) for before, after in pairwise(snapshots)))
+    first, second = _check_batch(first, vocab_size, "first"), _check_batch(second, vocab_size, "second")
+    return OptimizerSteps(first, second, float(lr), np.setdiff1d(first, second), moves)
 
 
 def _check_batch(ids: Sequence[int] | np.ndarray, vocab_size: int, name: str) -> np.ndarray:
@@ -249,35 +252,31 @@ def read_update_counts(source: str | Path) -> np.ndarray:
 
 @dataclass(frozen=True)
 class UpdateBand:
-    name: str
+    name: str  # the band's name (embedlab.vectors.frequency)
     floor: int  # the band holds rows with floor <= corpus count < the next band's floor
-    rows: int
-    mean_count: float  # NaN for an empty band
-    mean_updates: float
+    rows: int  # rows in the band
+    mean_count: float  # mean corpus count; NaN for an empty band
+    mean_updates: float  # mean update count; NaN for an empty band
     updates_per_occurrence: float  # the band's updates over its occurrences
 
 
 @dataclass(frozen=True)
+class UpdatePoints:
+    """Rows sampled across the frequency ranks, most frequent first, for a scatter."""
+
+    keys: tuple[str, ...]  # each row's key
+    counts: tuple[int, ...]  # its corpus count
+    updates: tuple[int, ...]  # its update count
+
+
+@dataclass(frozen=True)
 class UpdateFrequency:
+    table: str  # the table's name ("" for bare arrays)
     bands: tuple[UpdateBand, ...]  # most frequent first
     spearman: float  # rank correlation of corpus count and update count over all rows
-    rows: int
+    rows: int  # V
     never_updated: int  # rows with update count 0
-    points: tuple[tuple[str, int, int], ...]  # (key, count, updates), a sample across frequency ranks
-
-    def to_dict(self) -> dict:
-        """Plain JSON: NaN (an empty band, a constant column) becomes None."""
-        return {
-            "bands": json_safe([asdict(b) for b in self.bands]),
-            "spearman": json_safe(self.spearman),
-            "rows": self.rows,
-            "never_updated": self.never_updated,
-            "points": {
-                "keys": [p[0] for p in self.points],
-                "counts": [p[1] for p in self.points],
-                "updates": [p[2] for p in self.points],
-            },
-        }
+    points: UpdatePoints  # a sample across frequency ranks
 
 
 def updates_by_frequency(
@@ -286,12 +285,13 @@ def updates_by_frequency(
     keys: Sequence[str],
     points: int = 1000,
     bands: Sequence[tuple[int, str]] = BANDS,
+    table: str = "",
 ) -> UpdateFrequency:
     """Corpus counts (V,), update counts (V,), keys (V,) -> mean updates per count band, their rank
     correlation, and up to `points` rows spread evenly over the frequency ranks (for a scatter).
 
     `bands` are (floor, name) pairs with strictly decreasing floors ending at 0 (default: the
-    named bands of `embedlab.vectors.frequency`).
+    named bands of `embedlab.vectors.frequency`); `table` names the table in the answer.
     """
     counts, updates = np.asarray(counts), np.asarray(updates)
     n = len(keys)
@@ -309,9 +309,11 @@ def updates_by_frequency(
             results.append(UpdateBand(name, floor, 0, math.nan, math.nan, math.nan))
     by_rank = np.argsort(-counts, kind="stable")  # most frequent first
     chosen = by_rank[np.unique(np.linspace(0, n - 1, min(points, n)).round().astype(np.int64))] if n else by_rank
-    sample = tuple((keys[i], int(counts[i]), int(updates[i])) for i in chosen)
+    sample = UpdatePoints(
+        tuple(keys[i] for i in chosen), tuple(counts[chosen].tolist()), tuple(updates[chosen].tolist())
+    )
     rho = spearman(counts, updates) if n >= 2 else math.nan
-    return UpdateFrequency(tuple(results), rho, n, int((updates == 0).sum()), sample)
+    return UpdateFrequency(table, tuple(results), rho, n, int((updates == 0).sum()), sample)
 
 
 def run_updates(vectors: Vectors, source: str | Path, points: int = 1000) -> UpdateFrequency:
@@ -322,4 +324,27 @@ def run_updates(vectors: Vectors, source: str | Path, points: int = 1000) -> Upd
         raise MissingDataError(f"{vectors.name} has no corpus counts to set against its update counts")
     if len(updates) != len(vectors):
         raise FileFormatError(f"{source}: {len(updates)} update counts for a table of {len(vectors)} rows")
-    return updates_by_frequency(vectors.counts, updates, vectors.index_to_key, points)
+    return updates_by_frequency(vectors.counts, updates, vectors.index_to_key, points, table=vectors.name)
+
+
+def has_update_counts(source: str | Path) -> bool:
+    """Whether a table's source (a built-in name or a path) is a run folder with readable update counts."""
+    if str(source) in MODELS:  # a built-in table is no run folder
+        return False
+    try:
+        read_update_counts(source)
+    except (MissingDataError, FileFormatError):
+        return False
+    return True
+
+
+def served_updates(vectors: Vectors, source: str | Path, points: int = 1000) -> UpdateFrequency:
+    """`run_updates` for a table a server names by `vectors.name`: a table without readable update
+    counts is a MissingDataError naming the table, never the server's path."""
+    try:
+        return run_updates(vectors, source, points)
+    except (MissingDataError, FileFormatError):
+        raise MissingDataError(
+            f"table {vectors.name!r} has no readable update counts: only run folders written by `embedlab train` "
+            "have them (/api/gradients/tables lists the served ones)"
+        ) from None

@@ -24,12 +24,16 @@ from embedlab.data.themes import THEMES, pick_themes
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import Matrix, Vector
 from embedlab.scratch import one_hot
+from embedlab.sims.limits import MAX_TOKEN
 from embedlab.tokenizer.bytes import word_key
 from embedlab.vectors.projection import Projection, project_2d
 from embedlab.vectors.table import Vectors
 
 CHOSEN = "chosen"  # the theme of a looked-up word that is in none of the groups shown
 MIN_MAP_POINTS = 3  # fewer points make a map with nothing to compare
+MAX_VOCAB = 16  # keys in the lab's one-hot view's small vocabulary
+MAX_SHOWN = 64  # columns of E_small the lab's one-hot view returns
+LIMITS = {"token": MAX_TOKEN, "size": [2, MAX_VOCAB], "dims": [1, MAX_SHOWN]}  # the lab page's, listed by /api/config
 
 
 def resolve_key(vectors: Vectors, word: str) -> str:

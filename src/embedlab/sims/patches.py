@@ -8,6 +8,7 @@ next to its projected embedding.
     embed = seeded_patch_embedding(224, 16, dim=192)       # the same weights on every call
     patch = cut_patch(image_tensor(pixels), embed, row=3, col=5)
     patch.pixels.shape, patch.embedding.shape              # (768,), (192,)
+    patch_view("china", 224, 16, 192, row=3, col=5).patch  # the same patch, for the lab page
 """
 
 from __future__ import annotations
@@ -20,10 +21,17 @@ import numpy as np
 import torch
 from torch import nn
 
-from embedlab.data.images import CHANNELS
+from embedlab.data.images import CHANNELS, MAX_SIZE, MIN_SIZE, SAMPLE_IMAGES, image_tensor, sample_image
 from embedlab.errors import InvalidValueError, check_int, describe
+from embedlab.files import Vector
 from embedlab.layers.patch import PatchEmbedding, patch_grid, patchify
 from embedlab.sizing import EmbeddingLayout, count
+
+MIN_PATCH = 4  # 448 / 4 = 112: 12,544 patches, a (12544, 768) output at most
+MAX_PATCH = 32  # P·P·3 = 3,072 numbers per patch at most
+MAX_DIM = 768
+LIMITS = {"size": [MIN_SIZE, MAX_SIZE], "patch_size": [MIN_PATCH, MAX_PATCH], "dim": [1, MAX_DIM]}
+ORDER = "channel, row, column (C, P, P)"  # how a patch's pixels are flattened (patchify's order)
 
 
 def png_bytes(pixels: np.ndarray) -> bytes:
@@ -67,9 +75,6 @@ class Tiling:
     dim: int  # D
     projection_params: int  # C·P·P·D weights + D biases of the patch projection
 
-    def to_dict(self) -> dict[str, object]:
-        return {**self.__dict__, "grid": list(self.grid)}
-
 
 def tiling(size: int, patch_size: int, dim: int) -> Tiling:
     """Grid, patch count, attention cost and projection size; raises if P does not divide `size`.
@@ -84,23 +89,17 @@ def tiling(size: int, patch_size: int, dim: int) -> Tiling:
     return Tiling(size, patch_size, grid.grid_size, n, n * n, grid.patch_dim, dim, count(layout).patch_params)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Patch:
     """One patch of one image: where it is, its pixels and its embedding."""
 
     index: int  # position in the sequence: row · (W / P) + col
-    row: int
-    col: int
+    row: int  # grid row
+    col: int  # grid column
     top: int  # pixel row of its top-left corner
     left: int  # pixel column of its top-left corner
-    pixels: torch.Tensor  # (C·P·P,) in patchify's (C, P, P) order: all red, then green, then blue
-    embedding: torch.Tensor  # (D,) the projection's output for this patch
-
-    def to_dict(self) -> dict:
-        """Plain JSON: where the patch is, its pixels with their order, and its embedding."""
-        return {"index": self.index, "row": self.row, "col": self.col, "top": self.top, "left": self.left,
-                "order": "channel, row, column (C, P, P)", "pixels": self.pixels.tolist(),
-                "embedding": self.embedding.tolist()}  # fmt: skip
+    pixels: Vector  # (C·P·P,) in [0, 1], in patchify's (C, P, P) order: all red, then green, then blue
+    embedding: Vector  # (D,) the projection's output for this patch
 
 
 def cut_patch(images: torch.Tensor, embed: PatchEmbedding, row: int, col: int) -> Patch:
@@ -115,4 +114,46 @@ def cut_patch(images: torch.Tensor, embed: PatchEmbedding, row: int, col: int) -
         embedding = embed(images)[0, index]  # (D,)
     pixels = patchify(images, embed.patch_size)[0, index]  # (C·P·P,)
     P = embed.patch_size
-    return Patch(index, row, col, row * P, col * P, pixels, embedding)
+    return Patch(index, row, col, row * P, col * P, pixels.numpy(), embedding.numpy())
+
+
+# ---- the lab page --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PatchOptions:
+    """What the page offers."""
+
+    images: tuple[str, ...]  # the photographs, by name
+    patch_sizes: tuple[int, ...]  # P, each dividing `size`
+    dims: tuple[int, ...]  # D: ViT-Tiny, ViT-Small, ViT-Base widths
+    size: int  # the page's image side
+
+
+OPTIONS = PatchOptions(SAMPLE_IMAGES, (8, 14, 16, 32), (192, 384, 768), 224)
+
+
+@dataclass(frozen=True, eq=False)
+class PatchView:
+    """One patch of a named photograph under a seeded projection: the request, and the patch."""
+
+    image: str  # the photograph's name
+    size: int  # H = W, pixels
+    patch_size: int  # P
+    dim: int  # D
+    seed: int  # the projection's seed
+    order: str  # how `patch.pixels` are flattened
+    patch: Patch  # where it is, its pixels and its embedding
+
+
+def photo_png(image: str, size: int) -> bytes:
+    """The named photograph, centre-cropped to a square and resized to size × size, as PNG bytes."""
+    return png_bytes(sample_image(image, size))
+
+
+def patch_view(image: str, size: int, patch_size: int, dim: int, row: int, col: int, seed: int = 0) -> PatchView:
+    """Patch (`row`, `col`) of the named photograph at size × size, cut into P × P patches and projected
+    to D by `seeded_patch_embedding(size, patch_size, dim, seed)`."""
+    embed = seeded_patch_embedding(size, patch_size, dim, seed)
+    patch = cut_patch(image_tensor(sample_image(image, size)), embed, row, col)
+    return PatchView(image, size, patch_size, dim, seed, ORDER, patch)

@@ -44,6 +44,16 @@ UMAP_SAMPLE = 10_000  # rows UMAP is fitted on (seeded); the others are placed b
 UMAP_NEIGHBOURS = 15  # UMAP's n_neighbors
 SCHEMES = ("band", "theme", "norm")  # colour by corpus-frequency band, theme group, row norm
 DIMS = (2, 3)
+# The lab page's bounds, listed by /api/config: neighbours, a key's characters, the movers listed.
+LIMITS = {
+    "k": [1, 100],
+    "token": 100,
+    "rows": MAX_ROWS,
+    "dims": list(DIMS),
+    "methods": list(PROJECTIONS),
+    "schemes": list(SCHEMES),
+    "top": [1, 100],
+}
 # Frequency bands from frequent (dark) to rare (light): the rare-token problem as a picture.
 BAND_COLOURS = dict(zip((name for _, name in BANDS), ("#08306b", "#2171b5", "#6baed6", "#f4a259", "#d62728"),
                         strict=True))  # fmt: skip

@@ -7,8 +7,8 @@ size (MiniLM's vocabulary and width, seed 0) fed MiniLM's token ids, so the thre
 
     recipe = Recipe("bert", Pipeline.load("minilm"))
     view = recipe.place("the cat sat on the mat", index=2, position=40)
-    view.placement.rows["token"]          # (D,) "cat"'s row: the same at every position
-    view.placement.rows["position"]       # (D,) row 40 of the position table
+    view.rows["token"]                    # (D,) "cat"'s row: the same at every position
+    view.rows["position"]                 # (D,) row 40 of the position table
     view.x_cosine                         # (T, T) cosine between the X rows of every two pieces
 
     off = recipe.place("the cat sat on the mat", index=2, addends=("token", "segment"))
@@ -28,7 +28,9 @@ from dataclasses import asdict, dataclass
 import torch
 
 from embedlab.errors import InvalidValueError, check_choice, check_int
-from embedlab.models.pipeline import Pipeline, Placement
+from embedlab.files import Matrix, Vector
+from embedlab.layers.recipes import ADDEND_NAMES, RECIPES
+from embedlab.models.pipeline import Pipeline
 from embedlab.vectors.similarity import score_matrix
 
 RECIPE_NAMES = ("bert", "gpt2", "transformer")
@@ -36,6 +38,17 @@ PRETRAINED = "bert"  # the recipe whose layers are MiniLM's trained ones; the ot
 MODEL = "minilm"  # the built-in model whose tokenizer (and, for bert, whose layers) every recipe uses
 SEED = 0  # fresh recipes: the same layers at every start
 MAX_TOKENS = 64  # pieces of a sentence, [CLS] and [SEP] included: a page shows each as a chip
+MAX_TEXT = 200  # characters of the lab's sentence
+MAX_POSITION = 4999  # the longest table served (transformer: 5000 sinusoid rows); each recipe checks its own
+LIMITS = {
+    "text": MAX_TEXT,
+    "tokens": MAX_TOKENS,
+    "position": [0, MAX_POSITION],
+    "recipes": list(RECIPE_NAMES),
+    "pretrained": PRETRAINED,
+    "segmented": [name for name in RECIPE_NAMES if RECIPES[name].get("n_segments")],
+    "addends": list(ADDEND_NAMES),
+}
 
 
 def fresh_pipeline(name: str, seed: int = SEED) -> Pipeline:
@@ -45,25 +58,25 @@ def fresh_pipeline(name: str, seed: int = SEED) -> Pipeline:
 
 @dataclass(frozen=True, eq=False)
 class RecipeView:
-    """Piece `index` of a sentence, placed: the recipe, its config, the sentence's pieces and ids."""
+    """Piece `index` of a sentence, placed: the recipe, its config, the sentence's pieces and ids,
+    the piece's addend rows, and the whole sentence's X compared row with row."""
 
-    recipe: str
-    config: dict  # the recipe's EmbeddingConfig fields
-    pieces: list[str]
-    ids: list[int]
-    index: int
+    recipe: str  # the recipe's name
+    pretrained: bool  # MiniLM's trained layers (PRETRAINED), or fresh ones
+    config: dict[str, str | int | float | bool | None]  # the recipe's EmbeddingConfig fields
+    pieces: list[str]  # the sentence's T pieces, [CLS] and [SEP] included where the tokenizer adds them
+    ids: list[int]  # their ids
+    index: int  # the piece placed
     available: tuple[str, ...]  # the recipe's addends
     addends: tuple[str, ...]  # those in the sum, in the recipe's order
-    placement: Placement  # the piece's addend rows (D,) each, their sum, the output and norms
-    x_cosine: torch.Tensor  # (T, T) cosine between the sentence's X rows, each at its own position
+    piece: str  # the piece placed
+    id: int  # its id
+    position: int  # where it is placed
+    segment: int | None  # its segment; None: the recipe has no segment table
+    rows: dict[str, Vector]  # addend -> (D,) its row; "total" the sum; "output" after LayerNorm (if any)
+    norms: dict[str, float]  # the same names -> the row's L2 norm
+    x_cosine: Matrix  # (T, T) cosine between the sentence's X rows, each at its own position
     identical: tuple[tuple[int, ...], ...]  # groups of pieces whose X rows are equal, bit for bit
-
-    def to_dict(self) -> dict:
-        """Plain JSON, the placement's fields one level up."""
-        return {"recipe": self.recipe, "pretrained": self.recipe == PRETRAINED, "config": self.config,
-                "pieces": self.pieces, "ids": self.ids, "index": self.index, "available": list(self.available),
-                "addends": list(self.addends), **self.placement.to_dict(), "x_cosine": self.x_cosine.tolist(),
-                "identical": [list(group) for group in self.identical]}  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,8 +86,15 @@ class Recipe:
     name: str
     pipeline: Pipeline
 
-    def place(self, text: str, index: int, position: int | None = None, segment: int | None = None,
-              addends: Sequence[str] | None = None, max_tokens: int = MAX_TOKENS) -> RecipeView:  # fmt: skip
+    def place(
+        self,
+        text: str,
+        index: int,
+        position: int | None = None,
+        segment: int | None = None,
+        addends: Sequence[str] | None = None,
+        max_tokens: int = MAX_TOKENS,
+    ) -> RecipeView:
         """Piece `index` of `text` (at most `max_tokens` pieces) at `position` (default: where it
         stands) in `segment` (default: its own), summing `addends` (default: all the recipe has)
         -> each of those addends' rows (D,), the sum and the output; and the whole text's X (T, D),
@@ -83,11 +103,26 @@ class Recipe:
         walk = self.pipeline.walk(text, include=addends)
         if len(walk.ids) > max_tokens:
             raise InvalidValueError(f"the text is {len(walk.ids)} tokens long; the limit is {max_tokens}")
-        placement = self.pipeline.place(walk, index, position, segment)
+        placed = self.pipeline.place(walk, index, position, segment)
         x = walk.rows()["output"]  # (T, D): what enters attention
-        return RecipeView(self.name, asdict(self.pipeline.embedding.config), walk.pieces, walk.ids, index,
-                          self.pipeline.embedding.addend_names, walk.include, placement,
-                          score_matrix(x, x, "cosine"), equal_rows(x))  # fmt: skip
+        return RecipeView(
+            recipe=self.name,
+            pretrained=self.name == PRETRAINED,
+            config=asdict(self.pipeline.embedding.config),
+            pieces=walk.pieces,
+            ids=walk.ids,
+            index=index,
+            available=self.pipeline.embedding.addend_names,
+            addends=walk.include,
+            piece=placed.piece,
+            id=placed.id,
+            position=placed.position,
+            segment=placed.segment,
+            rows={name: row.numpy() for name, row in placed.rows.items()},
+            norms=placed.norms(),
+            x_cosine=score_matrix(x, x, "cosine").numpy(),
+            identical=equal_rows(x),
+        )
 
 
 def equal_rows(x: torch.Tensor) -> tuple[tuple[int, ...], ...]:

@@ -15,10 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Annotated
 
+import numpy as np
 import torch
 
-from embedlab.errors import check_float, check_int
+from embedlab.errors import check_choice, check_float, check_int
+from embedlab.files import JsonArray, Matrix
 from embedlab.layers.position import SinusoidalPositions
 from embedlab.layers.token import TokenEmbedding
 
@@ -28,9 +31,14 @@ INIT_STDS: dict[str, Callable[[int], float]] = {
     "gpt2": lambda d: 0.02,  # GPT-2 and BERT, and the std of embedlab's "transformer" recipe
     "torch": lambda d: 1.0,  # nn.Embedding's default N(0, 1): rows of norm ≈ √D
 }
+SCALES = ("none", "sqrt_d", "number")  # the lab's choices: × 1, × √D, × a factor it names
+MIN_DIM, MAX_DIM = 2, 4096  # the lab's d_model
+MAX_FACTOR = 10_000.0
+LIMITS = {"d_model": [MIN_DIM, MAX_DIM], "factor": [0.0, MAX_FACTOR], "scales": list(SCALES), "inits": list(INIT_STDS)}
+Cube = Annotated[np.ndarray, JsonArray(3)]  # (n, m, k) floats -> [[[x, ...], ...], ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ScaleBalance:
     """How token rows × factor compare in length with sinusoid position rows at width D.
 
@@ -39,11 +47,11 @@ class ScaleBalance:
     position j. The cosines are measured on the full D-wide sums.
     """
 
-    dim: int
+    dim: int  # D
     std: float  # init std of the token rows
     factor: float  # what token rows are multiplied by (1.0 for no scaling)
-    n_tokens: int
-    n_positions: int
+    n_tokens: int  # token rows drawn
+    n_positions: int  # position rows 0..n_positions-1
     token_norm: float  # mean ‖factor · E[i]‖ over n_tokens rows
     position_norm: float  # mean ‖PE[p]‖ over positions 0..n_positions-1
     ratio: float  # token_norm / position_norm: 1 means balanced
@@ -51,17 +59,10 @@ class ScaleBalance:
     expected_position_norm: float  # √(D/2), exact for even D
     same_position_cosine: float  # mean cos of two different tokens at one position (1: position wins)
     same_token_cosine: float  # mean cos of one token at two positions (1: token wins)
-    sample_positions: tuple[int, ...]
-    token: torch.Tensor  # (S, K)
-    position: torch.Tensor  # (S, K)
-    combined: torch.Tensor  # (S, S, K)
-
-    def to_dict(self) -> dict:
-        """Every field as plain JSON (tensors as nested lists)."""
-        out = {k: v for k, v in self.__dict__.items() if not isinstance(v, torch.Tensor)}
-        out["sample_positions"] = list(self.sample_positions)
-        out.update(token=self.token.tolist(), position=self.position.tolist(), combined=self.combined.tolist())
-        return out
+    sample_positions: tuple[int, ...]  # the S positions sampled, spread out
+    token: Matrix  # (S, K) token rows × factor
+    position: Matrix  # (S, K) the sampled position rows
+    combined: Cube  # (S, S, K) token i at position j
 
 
 @torch.no_grad()
@@ -114,9 +115,9 @@ def scale_balance(
         same_position_cosine=_mean_pair_cosine(combined.transpose(0, 1)),
         same_token_cosine=_mean_pair_cosine(combined),
         sample_positions=tuple(at),
-        token=tokens[:sample, :K],
-        position=positions[at, :K],
-        combined=combined[..., :K],
+        token=tokens[:sample, :K].numpy(),
+        position=positions[at, :K].numpy(),
+        combined=combined[..., :K].numpy(),
     )
 
 
@@ -127,3 +128,16 @@ def _mean_pair_cosine(x: torch.Tensor) -> float:
     S = x.shape[-2]
     off_diagonal = ~torch.eye(S, dtype=torch.bool)
     return cos[:, off_diagonal].mean().item()
+
+
+def balance(dim: int, scale: str = "none", factor: float = 1.0, init: str = "inv_sqrt_d") -> ScaleBalance:
+    """The lab's question by name: `scale` one of SCALES ("number" multiplies by `factor`), `init`
+    one of INIT_STDS. balance(512, "sqrt_d").ratio ≈ √2, as scale_balance(512, scale="sqrt_d")."""
+    check_choice("scale", scale, SCALES)
+    check_choice("init", init, tuple(INIT_STDS))
+    dim = check_int("dim", dim, low=MIN_DIM, high=MAX_DIM)
+    if scale == "number":
+        multiplier = check_float("factor", factor, low=0.0, high=MAX_FACTOR)
+    else:
+        multiplier = None if scale == "none" else scale  # TokenEmbedding's own names: None, "sqrt_d"
+    return scale_balance(dim, scale=multiplier, std=INIT_STDS[init](dim))

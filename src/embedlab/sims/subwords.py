@@ -38,12 +38,14 @@ from embedlab.files import atomic_write_text
 from embedlab.tokenizer.bytes import piece_bytes
 from embedlab.tokenizer.fast import FastTokenizer
 from embedlab.tokenizer.vocab import piece_counts
-from embedlab.vectors.frequency import band
+from embedlab.vectors.frequency import BANDS, band
 
 log = logging.getLogger("embedlab")
 
 SIZES = (1_000, 8_000, 32_000)  # the lesson's ladder: tiny, BERT-like, Llama-like
 MAX_SIZE = 100_000  # the lesson's largest rung (GPT-4-like); gcide's training part supports it
+# The lab page's bounds, listed by /api/config: characters of a word, the count its colour ramp tops out at.
+LIMITS = {"text": 100, "frequent": BANDS[0][0]}
 # subtle: version 1 files (CORPUS-SIZE.json, no version) were trained on the whole corpus, held-out
 # lines included; a new name makes the ladder train again instead of reading them.
 CACHE_VERSION = 2

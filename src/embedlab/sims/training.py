@@ -50,6 +50,8 @@ from embedlab.vectors.projection import project_frame
 log = logging.getLogger("embedlab")
 
 STATUSES = ("idle", "running", "stopped", "finished", "failed")
+# The lab page's bounds, listed by /api/config (lab/schemas/training.py's StartRequest enforces them).
+LIMITS = {"dim": [2, 300], "epochs": [1, 10], "max_words": [1_000, 5_000_000]}
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,24 +6,26 @@ untrained model's would. Parameter counts come from the head's own modules (laye
 
     words = parse_words("cat, dog  king")                       # ['cat', 'dog', 'king']
     view = tied_vs_untied(vectors, words, "cat", "king", t=0.25)
-    view.logits["tied"]                                          # (3,) h·E[i]: "cat" scores highest
+    view.tied.logits, view.tied.top                              # (3,) h·E[i]; "cat" scores highest
     view.params.untied == 2 * view.params.tied                   # True: an untied head is a second table
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import torch
 
 from embedlab.errors import InvalidValueError, check_float
+from embedlab.files import Vector
 from embedlab.layers.head import embedding_parameters, tied_and_untied
 from embedlab.vectors.table import Vectors
 
 DEFAULT_WORDS = "cat, dog, horse, king, queen, prince, paris, london, red, blue, run, walk"
 MIN_WORDS, MAX_WORDS = 2, 16  # a vocabulary small enough to show every logit
-HEADS = ("tied", "untied")
+MAX_TEXT = 400  # characters of the lab's word list
+LIMITS = {"words": [MIN_WORDS, MAX_WORDS], "text": MAX_TEXT, "default_words": DEFAULT_WORDS}
 
 
 def parse_words(text: str) -> list[str]:
@@ -43,13 +45,13 @@ def parse_words(text: str) -> list[str]:
 class HeadParameters:
     """Token table + output layer parameters, tied and untied, for a whole table and a small one."""
 
-    vocab_size: int
-    dim: int
-    small_vocab_size: int
+    vocab_size: int  # V of the whole table
+    dim: int  # D
+    small_vocab_size: int  # V_small, the words shown
     tied: int  # V·D: the head reads the token table
     untied: int  # 2·V·D: the head owns a second table
-    small_tied: int
-    small_untied: int
+    small_tied: int  # V_small·D
+    small_untied: int  # 2·V_small·D
 
 
 def parameters(vocab_size: int, dim: int, small: int) -> HeadParameters:
@@ -58,33 +60,33 @@ def parameters(vocab_size: int, dim: int, small: int) -> HeadParameters:
     >>> parameters(30522, 384, 12).untied
     23440896
     """
-    count = embedding_parameters
-    return HeadParameters(vocab_size, dim, small, count(vocab_size, dim, tied=True), count(vocab_size, dim, tied=False),
-                          count(small, dim, tied=True), count(small, dim, tied=False))  # fmt: skip
+    tied, untied = (embedding_parameters(vocab_size, dim, tied=shared) for shared in (True, False))
+    small_tied, small_untied = (embedding_parameters(small, dim, tied=shared) for shared in (True, False))
+    return HeadParameters(vocab_size, dim, small, tied, untied, small_tied, small_untied)
+
+
+@dataclass(frozen=True, eq=False)
+class HeadLogits:
+    """One head's scores of h over the small vocabulary."""
+
+    logits: Vector  # (V_small,) h·W[i]
+    top: str  # the word it scores highest
 
 
 @dataclass(frozen=True, eq=False)
 class TyingView:
-    """Both heads' logits for one hidden state over `words`."""
+    """Both heads' logits for one hidden state over `words`, and each layout's parameters."""
 
-    words: list[str]
-    a: str
-    b: str
-    t: float
-    seed: int
-    h: torch.Tensor  # (D,) the mixed hidden state
-    logits: dict[str, torch.Tensor]  # head -> (V_small,) h·W[i]
-    params: HeadParameters
-
-    def top(self, head: str) -> str:
-        """The word `head` scores highest."""
-        return self.words[int(self.logits[head].argmax())]
-
-    def to_dict(self) -> dict:
-        """Plain JSON: words, a, b, t, seed, h, per head its logits and top word, and params."""
-        heads = {head: {"logits": self.logits[head].tolist(), "top": self.top(head)} for head in HEADS}
-        return {"words": self.words, "a": self.a, "b": self.b, "t": self.t, "seed": self.seed, "h": self.h.tolist(),
-                **heads, "params": asdict(self.params)}  # fmt: skip
+    table: str  # the table the rows come from
+    words: list[str]  # the small vocabulary, V_small keys
+    a: str  # h starts at this word's row
+    b: str  # and moves towards this one's
+    t: float  # h = (1 − t)·E[a] + t·E[b]
+    seed: int  # the untied head's seed
+    h: Vector  # (D,) the mixed hidden state
+    tied: HeadLogits  # W = the rows themselves
+    untied: HeadLogits  # W = a fresh table drawn from `seed`
+    params: HeadParameters  # token table + output layer, tied and untied
 
 
 @torch.no_grad()
@@ -97,6 +99,7 @@ def tied_vs_untied(vectors: Vectors, words: list[str], a: str, b: str, t: float 
     t = check_float("t", t, low=0.0, high=1.0)
     rows = torch.from_numpy(vectors[words])  # (V_small, D), the table's real rows
     h = torch.lerp(rows[words.index(a)], rows[words.index(b)], t)  # (D,)
-    tied, untied = tied_and_untied(rows, seed)
-    logits = {"tied": tied(h), "untied": untied(h)}  # (V_small,) each
-    return TyingView(words, a, b, t, seed, h, logits, parameters(len(vectors), vectors.vector_size, len(words)))
+    heads = [head(h).numpy() for head in tied_and_untied(rows, seed)]  # (V_small,) each
+    tied, untied = (HeadLogits(logits, words[int(logits.argmax())]) for logits in heads)
+    params = parameters(len(vectors), vectors.vector_size, len(words))
+    return TyingView(vectors.name, words, a, b, t, seed, h.numpy(), tied, untied, params)

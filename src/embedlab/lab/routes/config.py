@@ -1,8 +1,8 @@
 """What every page asks first: the served tables, each page's limits and the theme palette.
 
-Limits live beside the routes that enforce them (each route module's LIMITS, from its constants),
-and the theme groups and their colours in embedlab.data.themes: the pages read them here and
-never retype them.
+A page's limits live in its sims module (its LIMITS, read by its route's query bounds and checked
+by the library too), and the theme groups and their colours in embedlab.data.themes: the pages read
+them here and never retype them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from fastapi import APIRouter
 
 from embedlab.data.themes import COLOURS, OTHER, THEMES
 from embedlab.lab.deps import LabDep
-from embedlab.lab.routes import (
+from embedlab.lab.schemas import LabConfig, TableList
+from embedlab.sims import (
     arena,
     attention,
     context,
@@ -27,15 +28,26 @@ from embedlab.lab.routes import (
     training,
     tying,
 )
-from embedlab.lab.schemas import LabConfig, TableList
-from embedlab.sims.lookup import CHOSEN
 
 router = APIRouter(prefix="/api", tags=["lab"])
 
-# page name -> its route module, in the nav's order
-PAGES = {module.__name__.rsplit(".", 1)[-1]: module for module in
-         (lookup, size, recipe, patches, tying, scale, training, subwords, geometry, gradients, attention,
-          context, arena, projector)}  # fmt: skip
+NAV = (
+    lookup,
+    size,
+    recipe,
+    patches,
+    tying,
+    scale,
+    training,
+    subwords,
+    geometry,
+    gradients,
+    attention,
+    context,
+    arena,
+    projector,
+)  # each page's sims module, in the nav's order
+PAGES = {module.__name__.rsplit(".", 1)[-1]: module for module in NAV}  # page name -> its sims module
 
 
 @router.get("/tables", response_model=TableList)
@@ -48,5 +60,5 @@ def tables(lab: LabDep) -> dict:
 def config() -> dict:
     """Each page's limits (a bound, a [low, high] pair, or the choices) and the theme groups with
     their colours."""
-    themes = {"names": list(THEMES), "other": OTHER, "chosen": CHOSEN, "colours": COLOURS}
+    themes = {"names": list(THEMES), "other": OTHER, "chosen": lookup.CHOSEN, "colours": COLOURS}
     return {"themes": themes, "limits": {name: module.LIMITS for name, module in PAGES.items()}}

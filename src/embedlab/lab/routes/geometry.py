@@ -1,5 +1,5 @@
-"""Geometry (simulation 9): neighbours, analogies, and a pair's dot product taken apart into
-‖a‖, ‖b‖ and cos θ (embedlab.sims.geometry)."""
+"""Geometry (simulation 9): neighbours and analogies under a chosen metric, and a pair's dot
+product taken apart into ‖a‖, ‖b‖ and cos θ (embedlab.sims.geometry)."""
 
 from __future__ import annotations
 
@@ -8,34 +8,31 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from embedlab.lab.deps import TableDep
-from embedlab.lab.schemas import Limit, NeighborsAnswer, PairAnswer
-from embedlab.sims.geometry import pair as pair_view
-from embedlab.vectors.similarity import METRICS
+from embedlab.lab.schemas import answer_model
+from embedlab.sims.geometry import LIMITS, MAX_K, MAX_TEXT, PairView, Ranked, analogy, neighbours, pair
 
 router = APIRouter(prefix="/api/geometry", tags=["geometry"])
 
-MAX_K = 50  # answers per query
-MAX_TEXT = 200  # characters of a word or an analogy expression
-LIMITS: dict[str, Limit] = {"k": [1, MAX_K], "text": MAX_TEXT, "metrics": list(METRICS)}
-
 K = Annotated[int, Query(ge=1, le=MAX_K, description=f"answers, 1..{MAX_K}")]
 Word = Annotated[str, Query(min_length=1, max_length=MAX_TEXT)]
-Metric = Annotated[str, Query(pattern="^(" + "|".join(METRICS) + ")$")]
+Metric = Annotated[
+    str, Query(pattern="^(" + "|".join(LIMITS["metrics"]) + ")$", description="cosine, dot or euclidean")
+]
 
 
-@router.get("/neighbors", response_model=NeighborsAnswer)
-def neighbors(vectors: TableDep, word: Word, k: K = 10, metric: Metric = "cosine") -> dict:
-    """The k nearest keys to `word` (the word itself left out)."""
-    return {"table": vectors.name, **vectors.most_similar(word, topn=k, metric=metric).to_dict()}
+@router.get("/neighbors", response_model=answer_model(Ranked))
+def neighbors(vectors: TableDep, word: Word, k: K = 10, metric: Metric = "cosine") -> Ranked:
+    """The k nearest keys to `word` under `metric` (the word itself left out)."""
+    return neighbours(vectors, word, k, metric)
 
 
-@router.get("/analogy", response_model=NeighborsAnswer)
-def analogy(vectors: TableDep, expression: Word, k: K = 5, metric: Metric = "cosine") -> dict:
-    """`b - a + c` answered by the nearest keys to the arithmetic (its words left out)."""
-    return {"table": vectors.name, **vectors.analogy(expression, topn=k, metric=metric).to_dict()}
+@router.get("/analogy", response_model=answer_model(Ranked))
+def solve(vectors: TableDep, expression: Word, k: K = 5, metric: Metric = "cosine") -> Ranked:
+    """`b - a + c` answered by the nearest keys to the arithmetic under `metric` (its words left out)."""
+    return analogy(vectors, expression, k, metric)
 
 
-@router.get("/pair", response_model=PairAnswer)
-def pair(vectors: TableDep, a: Word, b: Word) -> dict:
+@router.get("/pair", response_model=answer_model(PairView))
+def two_keys(vectors: TableDep, a: Word, b: Word) -> PairView:
     """a·b, ‖a‖, ‖b‖, cos θ, θ and ‖a − b‖ for two keys' rows."""
-    return {"table": vectors.name, **pair_view(vectors, a, b).to_dict()}
+    return pair(vectors, a, b)

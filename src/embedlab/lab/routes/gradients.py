@@ -1,4 +1,5 @@
-"""Sparse gradients (simulation 10): the rows of dE a batch touches, SGD vs Adam, update counts."""
+"""Sparse gradients (simulation 10): the rows of dE a batch touches, SGD vs Adam, update counts
+(embedlab.sims.gradients)."""
 
 from __future__ import annotations
 
@@ -6,35 +7,37 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from embedlab.errors import FileFormatError, MissingDataError
-from embedlab.lab.deps import LabDep, TableDep, UpdateTablesDep
-from embedlab.lab.schemas import BatchAnswer, Limit, StepsAnswer, TableList, UpdatesAnswer
-from embedlab.sims.gradients import batch_gradient, parse_ids, run_updates, two_steps
+from embedlab.lab.deps import Seed, TableDep, TableSourceDep, UpdateTablesDep
+from embedlab.lab.schemas import TableList, answer_model
+from embedlab.sims.gradients import (
+    MAX_DIM,
+    MAX_IDS,
+    MAX_POINTS,
+    MAX_VOCAB,
+    BatchGradient,
+    OptimizerSteps,
+    UpdateFrequency,
+    batch_gradient,
+    parse_ids,
+    served_updates,
+    two_steps,
+)
 
 router = APIRouter(prefix="/api/gradients", tags=["gradients"])
-
-MAX_VOCAB = 50  # rows of the toy table: small enough to show every row
-MAX_DIM = 16
-MAX_IDS = 32  # ids in one batch
-MAX_POINTS = 5000  # rows in the update-count scatter
-MAX_SEED = 2**31 - 1
-LIMITS: dict[str, Limit] = {"vocab_size": [2, MAX_VOCAB], "dim": [1, MAX_DIM], "ids": MAX_IDS, "lr": [0.0, 1.0],
-                            "seed": [0, MAX_SEED], "points": [1, MAX_POINTS]}  # fmt: skip
 
 Ids = Annotated[str, Query(min_length=1, max_length=8 * MAX_IDS, description=f"up to {MAX_IDS} ids, e.g. '2 2 5'")]
 Vocab = Annotated[int, Query(ge=2, le=MAX_VOCAB, description=f"V, rows of the table, 2..{MAX_VOCAB}")]
 Dim = Annotated[int, Query(ge=1, le=MAX_DIM, description=f"D, width of a row, 1..{MAX_DIM}")]
-Seed = Annotated[int, Query(ge=0, le=MAX_SEED)]
 
 
-@router.get("/batch", response_model=BatchAnswer)
-def batch(ids: Ids = "2 2 5", vocab_size: Vocab = 12, dim: Dim = 8, seed: Seed = 0) -> dict:
+@router.get("/batch", response_model=answer_model(BatchGradient))
+def batch(ids: Ids = "2 2 5", vocab_size: Vocab = 12, dim: Dim = 8, seed: Seed = 0) -> BatchGradient:
     """The upstream gradient G (T, D) of ½ Σ‖E[ids_t] − y_t‖² and dE = Hᵀ G: its non-zero rows,
     each row's occurrences, its values, and the whole (V, D) dE."""
-    return batch_gradient(parse_ids(ids, vocab_size, MAX_IDS), vocab_size, dim, seed).to_dict()
+    return batch_gradient(parse_ids(ids, vocab_size), vocab_size, dim, seed)
 
 
-@router.get("/steps", response_model=StepsAnswer)
+@router.get("/steps", response_model=answer_model(OptimizerSteps))
 def steps(
     first: Ids = "2 2 5",
     second: Ids = "5 7",
@@ -42,10 +45,9 @@ def steps(
     dim: Dim = 8,
     lr: Annotated[float, Query(gt=0, le=1)] = 0.1,
     seed: Seed = 0,
-) -> dict:
+) -> OptimizerSteps:
     """‖ΔE_r‖ per row in two steps (batch `first`, then `second`) of SGD, Adam and SparseAdam."""
-    batches = [parse_ids(text, vocab_size, MAX_IDS) for text in (first, second)]
-    return two_steps(*batches, vocab_size, dim, lr=lr, seed=seed).to_dict()
+    return two_steps(parse_ids(first, vocab_size), parse_ids(second, vocab_size), vocab_size, dim, lr=lr, seed=seed)
 
 
 @router.get("/tables", response_model=TableList)
@@ -54,14 +56,9 @@ def tables(names: UpdateTablesDep) -> dict:
     return {"tables": names}
 
 
-@router.get("/updates", response_model=UpdatesAnswer)
-def updates(lab: LabDep, vectors: TableDep, points: Annotated[int, Query(ge=1, le=MAX_POINTS)] = 2000) -> dict:
+@router.get("/updates", response_model=answer_model(UpdateFrequency))
+def updates(
+    vectors: TableDep, source: TableSourceDep, points: Annotated[int, Query(ge=1, le=MAX_POINTS)] = 2000
+) -> UpdateFrequency:
     """Corpus count vs gradient updates per row of a served training run (its update_counts.npy)."""
-    try:
-        report = run_updates(vectors, lab.paths[vectors.name], points)
-    except (MissingDataError, FileFormatError):  # their messages hold the server's path: name the table instead
-        raise MissingDataError(
-            f"table {vectors.name!r} has no readable update counts: only run folders written by `embedlab train` "
-            "have them (/api/gradients/tables lists the served ones)"
-        ) from None
-    return {"table": vectors.name, **report.to_dict()}
+    return served_updates(vectors, source, points)

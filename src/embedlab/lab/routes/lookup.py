@@ -11,15 +11,20 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from embedlab.lab.deps import MAX_TOKEN, TableDep, ThemeNames, Token
-from embedlab.lab.schemas import Limit, answer_model
-from embedlab.sims.lookup import OneHotLookup, RowLookup, ThemedMap, lookup_row, one_hot_lookup, themed_map
+from embedlab.lab.deps import TableDep, ThemeNames, Token
+from embedlab.lab.schemas import answer_model
+from embedlab.sims.lookup import (
+    MAX_SHOWN,
+    MAX_VOCAB,
+    OneHotLookup,
+    RowLookup,
+    ThemedMap,
+    lookup_row,
+    one_hot_lookup,
+    themed_map,
+)
 
 router = APIRouter(prefix="/api/lookup", tags=["lookup"])
-
-MAX_VOCAB = 16  # keys in the one-hot view's small vocabulary
-MAX_SHOWN = 64  # columns of E_small the one-hot view returns
-LIMITS: dict[str, Limit] = {"token": MAX_TOKEN, "size": [2, MAX_VOCAB], "dims": [1, MAX_SHOWN]}
 
 
 @router.get("/row", response_model=answer_model(RowLookup))

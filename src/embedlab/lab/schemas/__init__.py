@@ -1,12 +1,16 @@
 """The lab's request and response bodies, as /openapi.json documents them.
 
-Responses mirror the library's `to_dict()` outputs field for field (extra="forbid": a field the
-library adds and a model here lacks fails the route's tests instead of going undocumented).
-Vectors are lists of floats, matrices lists of rows. Every name is importable from here.
+A page's answer is written once, as a dataclass in its sims module; `answer_model(cls)` derives the
+response model from it (derive.py). The models here are requests, the lab's own answers, and the
+answers of the pages not yet derived, which mirror the library's `to_dict()` outputs field for field
+(extra="forbid": a field the library adds and a model here lacks fails the route's tests instead of
+going undocumented). Vectors are lists of floats, matrices lists of rows. Every name is importable
+from here.
 
 base.py       Answer (the strict base), Vector, Matrix, Limit
-tables.py     the lab's tables and themes, lookup, size, geometry, sparse gradients
-inputs.py     input recipe, patches, tying, scale, attention, static vs contextual
+derive.py     answer_model: a route's response model derived from a sims dataclass
+tables.py     the lab's own answers: the served tables, the limits and the themes
+inputs.py     static vs contextual
 training.py   training, subwords, the strategy arena
 projector.py  the projector: a whole table's map, a key's neighbours on it, two tables compared
 """
@@ -14,23 +18,13 @@ projector.py  the projector: a whole table's map, a key's neighbours on it, two 
 from embedlab.lab.schemas.base import Answer, Limit, Matrix, Vector
 from embedlab.lab.schemas.derive import answer_model
 from embedlab.lab.schemas.inputs import (
-    AttentionAnswer,
     ContextAnswer,
     ContextAttention,
     ContextLayer,
     ContextMap,
-    HeadLogits,
-    HeadSummaries,
     MapToken,
     NearestRow,
     OccurrenceAnswer,
-    PatchAnswer,
-    PatchOptions,
-    RecipeAnswer,
-    ScaleAnswer,
-    TilingAnswer,
-    TyingAnswer,
-    TyingParameters,
 )
 from embedlab.lab.schemas.projector import (
     CompareAnswer,
@@ -41,19 +35,9 @@ from embedlab.lab.schemas.projector import (
     ProjectorKeys,
 )
 from embedlab.lab.schemas.tables import (
-    BatchAnswer,
     LabConfig,
-    Moves,
-    NeighborsAnswer,
-    PairAnswer,
-    Scored,
-    SizeAnswer,
-    StepsAnswer,
     TableList,
     Themes,
-    UpdateBand,
-    UpdatePoints,
-    UpdatesAnswer,
 )
 from embedlab.lab.schemas.training import (
     DIMS,
@@ -91,8 +75,6 @@ __all__ = [
     "Answer",
     "ArenaEvent",
     "ArenaState",
-    "AttentionAnswer",
-    "BatchAnswer",
     "ContextAnswer",
     "ContextAttention",
     "ContextLayer",
@@ -100,8 +82,6 @@ __all__ = [
     "CorpusVocabularies",
     "DIMS",
     "FrameAnswer",
-    "HeadLogits",
-    "HeadSummaries",
     "LabConfig",
     "LeftOutAnswer",
     "Limit",
@@ -112,34 +92,18 @@ __all__ = [
     "MIN_WORDS",
     "MapToken",
     "Matrix",
-    "Moves",
     "NearestRow",
-    "NeighborsAnswer",
     "OccurrenceAnswer",
-    "PairAnswer",
-    "PatchAnswer",
-    "PatchOptions",
     "PieceAnswer",
-    "RecipeAnswer",
     "RungAnswer",
-    "ScaleAnswer",
-    "Scored",
-    "SizeAnswer",
     "SplitAnswer",
     "SplitView",
     "StartRequest",
-    "StepsAnswer",
     "SubwordTableAnswer",
     "TableList",
     "Themes",
-    "TilingAnswer",
     "TrainingOptions",
     "TrainingState",
-    "TyingAnswer",
-    "TyingParameters",
-    "UpdateBand",
-    "UpdatePoints",
-    "UpdatesAnswer",
     "Vector",
     "VocabulariesAnswer",
     "VocabularyState",

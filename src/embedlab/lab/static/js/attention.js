@@ -1,6 +1,6 @@
 // Attention bridge: MiniLM's rows through one layer's query and key projections (layer 0: the input
 // embeddings themselves), softmax rows with and without the division by √d_k, head by head.
-import { el, field, fixed, numbered } from "./dom.js";
+import { el, field, num, numbered } from "./dom.js";
 import { config, get, latest } from "./http.js";
 import { colour, grouped, plot } from "./plot.js";
 
@@ -50,11 +50,11 @@ async function draw(page, r) {
   numbered(page.layer, r.n_layers, "layer");
   numbered(page.head, r.n_heads, "head");
   const labels = r.pieces.map((p, i) => `${i} ${p}`); // unique: a repeated piece is still its own row
-  page.summary.textContent = `Layer ${r.layer}, head ${r.head}: d_k = ${r.head_dim}, √d_k = ${fixed(r.scale)}. Scores span ` +
-    `${fixed(spread(r.scores))} scaled and ${fixed(spread(r.raw_scores))} unscaled. Mean row entropy ` +
-    `${fixed(mean(r.entropy))} nats scaled vs ${fixed(mean(r.raw_entropy))} unscaled (uniform over ` +
-    `${r.pieces.length} keys: ${fixed(r.uniform_entropy)}); mean largest weight ${fixed(mean(r.max_weight))} vs ` +
-    `${fixed(mean(r.raw_max_weight))}.`;
+  page.summary.textContent = `Layer ${r.layer}, head ${r.head}: d_k = ${r.head_dim}, √d_k = ${num(r.scale, 3)}. Scores span ` +
+    `${num(spread(r.scores), 3)} scaled and ${num(spread(r.raw_scores), 3)} unscaled. Mean row entropy ` +
+    `${num(mean(r.entropy), 3)} nats scaled vs ${num(mean(r.raw_entropy), 3)} unscaled (uniform over ` +
+    `${r.pieces.length} keys: ${num(r.uniform_entropy, 3)}); mean largest weight ${num(mean(r.max_weight), 3)} vs ` +
+    `${num(mean(r.raw_max_weight), 3)}.`;
   await weights(page.scaled, r.weights, r.scores, labels, "softmax(q·k / √d_k)");
   await weights(page.raw, r.raw_weights, r.raw_scores, labels, "softmax(q·k), unscaled");
   const pair = (scaled, raw) => [{ name: "scaled", y: scaled, color: colour("accent") },
@@ -70,10 +70,10 @@ async function draw(page, r) {
 
 // Softmax rows as a heat map: queries down, keys across; hover shows the weight and its score.
 function weights(div, z, scores, labels, title) {
-  const text = scores.map((row) => row.map((s) => s.toFixed(2)));
+  const text = scores.map((row) => row.map((s) => num(s, 2)));
   return plot(div, [{ type: "heatmap", z, x: labels, y: labels, text, zmin: 0, zmax: 1,
     colorscale: [[0, "white"], [1, colour("deep")]],
     hovertemplate: "query %{y} → key %{x}<br>weight %{z:.3f}, score %{text}<extra></extra>" }],
-  { title: { text: title }, yaxis: { autorange: "reversed", type: "category" }, xaxis: { type: "category", tickangle: -45 },
-    height: 440, margin: { l: 90, r: 20, t: 40, b: 90 } });
+  { title: { text: title }, yaxis: { autorange: "reversed", type: "category", title: { text: "query" } },
+    xaxis: { type: "category", tickangle: -45, title: { text: "key" } }, height: 440 });
 }

@@ -69,6 +69,21 @@ export function table(headers, rows) {
 export const errorLine = (message) => el("p", { class: "error" }, message);
 export const note = (text, attrs = {}) => el("p", { class: "note", ...attrs }, text);
 
-// Numbers as the pages print them: fixed decimals, and counts with thousands separators.
-export const fixed = (x, digits = 3) => x.toFixed(digits);
-export const count = (n) => n.toLocaleString("en-US");
+// Numbers as every page prints them: `digits` decimals (0: an integer), thousands separated by commas
+// whatever the browser's language; null or NaN (a value JSON could not hold) as a dash.
+// num(23835648) -> "23,835,648"; num(4008, 2) -> "4,008.00"; num(-0.12345, 3) -> "-0.123"; num(null) -> "–"
+export function num(x, digits = 0) {
+  if (x === null || x === undefined || Number.isNaN(x)) return "–";
+  return x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+// A size in bytes as MiB below a GiB, else GiB, through num(): memory(95342592) -> "90.93 MiB",
+// memory(4202692608) -> "3.91 GiB".
+export function memory(bytes) {
+  const MiB = 1024 ** 2;
+  return bytes < 1024 * MiB ? `${num(bytes / MiB, 2)} MiB` : `${num(bytes / (1024 * MiB), 2)} GiB`;
+}
+
+// num() under the two names the other pages import until they call it by its own (same output).
+export const fixed = (x, digits = 3) => num(x, digits);
+export const count = (n) => num(n);

@@ -1,6 +1,6 @@
 // Sparse gradients: the rows of dE one batch reaches, two steps of SGD / Adam / SparseAdam, and the
 // update counts of a real training run (only the served tables that recorded them are offered).
-import { count, el, field, fixed, note, number, select, table } from "./dom.js";
+import { el, field, note, num, number, select, table } from "./dom.js";
 import { config, get, latest } from "./http.js";
 import { colour, grouped, heat, plot } from "./plot.js";
 
@@ -76,15 +76,14 @@ const loadUpdates = (page) => get("/api/gradients/updates", { table: page.run.va
 function drawBatch(page, r) {
   const positions = (row) => r.ids.map((id, t) => (id === row ? `g${t}` : null)).filter(Boolean);
   page.rows.replaceChildren(
-    el("p", { id: "grad-summary", class: "stat" }, `${r.rows.length} of ${r.vocab_size} rows of dE are non-zero ` +
-      `(rows ${r.rows.join(", ")}); loss ${fixed(r.loss)}`),
+    el("p", { id: "grad-summary", class: "stat" }, `${num(r.rows.length)} of ${num(r.vocab_size)} rows of dE are non-zero ` +
+      `(rows ${r.rows.join(", ")}); loss ${num(r.loss, 3)}`),
     table(["row", "occurrences", "dE row is", "‖dE row‖"],
-      r.rows.map((row, i) => [row, r.counts[i], positions(row).join(" + "), fixed(r.norms[i])])));
-  const margin = { margin: { l: 80, r: 20, t: 40, b: 40 } };
+      r.rows.map((row, i) => [row, r.counts[i], positions(row).join(" + "), num(r.norms[i], 3)])));
   heat(page.gradOut, r.grad_out, { y: r.ids.map((id, t) => `g${t} (id ${id})`), title: "G = dL/dX, one row per position",
-    hover: "%{y}, column %{x}: %{z:.3f}", layout: margin });
+    hover: "%{y}, column %{x}: %{z:.3f}" });
   heat(page.gradTable, r.grad_table, { y: r.grad_table.map((_, v) => `row ${v}`), title: "dE = Hᵀ G, every row",
-    hover: "%{y}, column %{x}: %{z:.3f}", layout: margin });
+    hover: "%{y}, column %{x}: %{z:.3f}" });
 }
 
 function drawSteps(page, r) {
@@ -108,16 +107,16 @@ function drawSteps(page, r) {
 function drawUpdates(page, r) {
   const shown = r.bands.filter((b) => b.rows > 0);
   page.bands.replaceChildren(
-    el("p", { class: "stat" }, `${count(r.rows)} rows; Spearman correlation of corpus count and update count ` +
-      `${fixed(r.spearman)}; ${r.never_updated} rows never updated`),
+    el("p", { class: "stat" }, `${num(r.rows)} rows; Spearman correlation of corpus count and update count ` +
+      `${num(r.spearman, 3)}; ${num(r.never_updated)} rows never updated`),
     table(["corpus count band", "rows", "mean count", "mean updates", "updates per occurrence"],
-      shown.map((b) => [`${b.name} (≥ ${count(b.floor)})`, count(b.rows), fixed(b.mean_count, 1),
-        fixed(b.mean_updates, 1), fixed(b.updates_per_occurrence, 2)])));
+      shown.map((b) => [`${b.name} (≥ ${num(b.floor)})`, num(b.rows), num(b.mean_count, 1),
+        num(b.mean_updates, 1), num(b.updates_per_occurrence, 2)])));
   const p = r.points;
   const seen = p.updates.map((u, i) => (u > 0 ? i : null)).filter((i) => i !== null); // log axes drop zeros
   plot(page.scatter, [{ type: "scatter", mode: "markers", x: seen.map((i) => p.counts[i]),
     y: seen.map((i) => p.updates[i]), text: seen.map((i) => p.keys[i]), marker: { size: 5, opacity: 0.6 },
     hovertemplate: "%{text}: %{x} occurrences, %{y} updates<extra></extra>" }],
-  { title: { text: `${count(seen.length)} rows sampled across frequency ranks` },
+  { title: { text: `${num(seen.length)} rows sampled across frequency ranks` },
     xaxis: { type: "log", title: { text: "corpus count" } }, yaxis: { type: "log", title: { text: "updates" } } });
 }

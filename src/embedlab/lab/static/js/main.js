@@ -1,14 +1,18 @@
 // Shows the simulation named in the URL's hash; each lives in its own module exporting render(root).
+// Before another page replaces it, the root gets a "leave" event: a page that polls or runs timers
+// listens for it (root.addEventListener("leave", stop, { once: true })) and stops.
 const names = [...document.querySelectorAll("#nav a")].map((a) => a.dataset.sim);
 
 async function show() {
   const name = names.includes(location.hash.slice(1)) ? location.hash.slice(1) : names[0];
   for (const a of document.querySelectorAll("#nav a")) a.classList.toggle("active", a.dataset.sim === name);
   const root = document.getElementById("sim");
+  root.dispatchEvent(new Event("leave"));
   root.replaceChildren();
   root.dataset.sim = name;
   root.dataset.ready = "false";
   const sim = await import(`./${name}.js`);
+  if (root.dataset.sim !== name) return; // a later hashchange took the page while this one loaded
   await sim.render(root);
   // subtle: a quick second hashchange can finish first; only the current one marks the page ready.
   if (root.dataset.sim === name) root.dataset.ready = "true";

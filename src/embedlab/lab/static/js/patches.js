@@ -1,5 +1,5 @@
 // Patches: a photograph cut into P×P squares; click one for its flattened pixels and its embedding.
-import { count, el, field, select } from "./dom.js";
+import { el, field, num, select } from "./dom.js";
 import { get, latest } from "./http.js";
 import { bars, colour, plot } from "./plot.js";
 
@@ -71,10 +71,10 @@ function drawCounts(page, g) {
   const [P, size] = [g.patch_size, page.size];
   page.counts.replaceChildren(
     el("p", { id: "patch-n" }, `${size}×${size} pixels ÷ ${P}: ${g.grid[0]} × ${g.grid[1]} = ` +
-      `${count(g.num_patches)} patches`),
-    el("p", {}, `attention scores per head and layer: N² = ${count(g.attention_scores)}`),
-    el("p", {}, `each patch: ${P}·${P}·3 = ${count(g.patch_dim)} numbers → D = ${g.dim}`),
-    el("p", {}, `projection: ${count(g.projection_params)} parameters (weights and biases)`));
+      `${num(g.num_patches)} patches`),
+    el("p", {}, `attention scores per head and layer: N² = ${num(g.attention_scores)}`),
+    el("p", {}, `each patch: ${P}·${P}·3 = ${num(g.patch_dim)} numbers → D = ${g.dim}`),
+    el("p", {}, `projection: ${num(g.projection_params)} parameters (weights and biases)`));
 }
 
 function loadPatch(page) {
@@ -87,25 +87,25 @@ function loadPatch(page) {
 }
 
 function drawPatch(page, r) {
-  const P = r.patch_size;
-  drawGrid(page, r);
-  paintZoom(page.zoom, r.pixels, P);
-  page.info.textContent = `Patch ${r.index} (row ${r.row}, column ${r.col}): pixels y ${r.top}–${r.top + P - 1}, ` +
-    `x ${r.left}–${r.left + P - 1}; ${r.pixels.length} numbers in ${r.order} order, each in [0, 1].`;
+  const [P, patch] = [r.patch_size, r.patch];
+  drawGrid(page, P, patch);
+  paintZoom(page.zoom, patch.pixels, P);
+  page.info.textContent = `Patch ${num(patch.index)} (row ${patch.row}, column ${patch.col}): pixels ` +
+    `y ${patch.top}–${patch.top + P - 1}, x ${patch.left}–${patch.left + P - 1}; ${num(patch.pixels.length)} numbers ` +
+    `in ${r.order} order, each in [0, 1].`;
   const n = P * P;
   plot(page.pixels, CHANNELS.map((name, c) => ({
-    type: "bar", name, marker: { color: colour(name) }, x: r.pixels.slice(c * n, (c + 1) * n).map((_, i) => c * n + i),
-    y: r.pixels.slice(c * n, (c + 1) * n),
-  })), { title: { text: `flattened pixels (${r.pixels.length})` }, bargap: 0, yaxis: { range: [0, 1] },
-    legend: { orientation: "h" } });
-  bars(page.embedding, r.embedding, { title: `embedding from PatchEmbedding (D = ${r.dim}, fresh, seed ${r.seed})`,
-    color: colour("violet") });
+    type: "bar", name, marker: { color: colour(name) }, x: patch.pixels.slice(c * n, (c + 1) * n).map((_, i) => c * n + i),
+    y: patch.pixels.slice(c * n, (c + 1) * n),
+  })), { title: { text: `flattened pixels (${num(patch.pixels.length)})` }, bargap: 0, yaxis: { range: [0, 1] },
+    xaxis: { title: { text: "place in the patch's vector" } }, legend: { orientation: "h", y: -0.35 } });
+  bars(page.embedding, patch.embedding, { title: `embedding from PatchEmbedding (D = ${r.dim}, fresh, seed ${r.seed})`,
+    color: colour("violet"), layout: { xaxis: { title: { text: "dimension" } } } });
 }
 
-// The photograph with the patch grid over it and patch `r` outlined.
-function drawGrid(page, r) {
+// The photograph with the P × P grid over it and `patch` outlined.
+function drawGrid(page, P, patch) {
   const { canvas, photo, size } = page;
-  const P = r.patch_size;
   const ctx = canvas.getContext("2d");
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(photo, 0, 0, canvas.width, canvas.height);
@@ -119,7 +119,7 @@ function drawGrid(page, r) {
   ctx.stroke();
   ctx.strokeStyle = colour("highlight");
   ctx.lineWidth = 3;
-  ctx.strokeRect(r.left * SCALE + 1.5, r.top * SCALE + 1.5, P * SCALE - 3, P * SCALE - 3);
+  ctx.strokeRect(patch.left * SCALE + 1.5, patch.top * SCALE + 1.5, P * SCALE - 3, P * SCALE - 3);
 }
 
 // The zoom is painted from the API's flattened pixels, read back in their (C, P, P) order.

@@ -5,11 +5,23 @@ const css = getComputedStyle(document.documentElement);
 // The colour lab.css names `--${name}`.
 export const colour = (name) => css.getPropertyValue(`--${name}`).trim();
 
-// Draw (or redraw) a plotly chart in `div`; `layout` adds to the defaults.
+// An axis grows its margin to fit its tick labels and title, so a long or tilted label is never cut off at
+// the chart's edge; a page's own axis settings add to this. A map (one axis scale-anchored to the other)
+// keeps fixed margins: between frames its points move only because their rows did, not because a tick
+// label changed width.
+const isMap = (layout) => Boolean(layout.xaxis?.scaleanchor || layout.yaxis?.scaleanchor);
+const axis = (own = {}, fixed = false) => (fixed ? own : { automargin: true, ...own });
+// A title hangs from the top edge, its glyphs wholly inside the chart (centred in the margin, a tall
+// letter would poke out of it).
+const title = (own) => ({ yref: "container", y: 1, yanchor: "top", pad: { t: 6 }, ...(typeof own === "string" ? { text: own } : own) });
+
+// Draw (or redraw) a plotly chart in `div`; `layout` adds to the defaults (to its margin and axes too).
 export function plot(div, traces, layout = {}) {
   return Plotly.react(div, traces, {
-    margin: { l: 50, r: 20, t: 30, b: 40 }, font: { family: "system-ui, sans-serif", size: 12 },
-    paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", ...layout,
+    font: { family: "system-ui, sans-serif", size: 12 }, paper_bgcolor: "rgba(0,0,0,0)",
+    plot_bgcolor: "rgba(0,0,0,0)", ...layout, margin: { l: 50, r: 20, t: 30, b: 40, ...layout.margin },
+    xaxis: axis(layout.xaxis, isMap(layout)), yaxis: axis(layout.yaxis, isMap(layout)),
+    ...(layout.title && { title: title(layout.title) }),
   }, { responsive: true, displaylogo: false });
 }
 

@@ -1,6 +1,6 @@
 // Input recipe: one piece of a sentence as token + position (+ segment) rows, their sum and LayerNorm;
 // any addend can be left out of the sum, and the sentence's X rows are compared piece with piece.
-import { checkbox, el, field, select, table } from "./dom.js";
+import { checkbox, el, field, num, select, table } from "./dom.js";
 import { config, get, latest } from "./http.js";
 import { colour, heat, plot } from "./plot.js";
 
@@ -142,7 +142,7 @@ function draw(page, r) {
       xaxis: dimension });
   }
   page.norms.replaceChildren(table(["addend", "‖row‖"],
-    Object.entries(r.norms).map(([name, n]) => [label(name), n.toFixed(4)])));
+    Object.entries(r.norms).map(([name, n]) => [label(name), num(n, 4)])));
   drawX(page, r);
 }
 
@@ -152,8 +152,7 @@ function drawX(page, r) {
   const x = r.config.layer_norm ? `LayerNorm(${r.addends.join(" + ")})` : r.addends.join(" + ");
   heat(page.x, r.x_cosine, { y: names, x: names, title: `cosine between rows of X = ${x}`,
     hover: "%{y} · %{x}: %{z:.4f}",
-    layout: { xaxis: { type: "category", tickangle: -45 }, height: Math.max(360, 18 * names.length + 160),
-      margin: { l: 90, r: 20, t: 40, b: 90 } } }); // room for the pieces' names
+    layout: { xaxis: { type: "category", tickangle: -45 }, height: Math.max(360, 18 * names.length + 160) } });
   const groups = r.identical.map((g) => g.map((i) => `“${r.pieces[i]}” at ${i}`).join(" = "));
   page.identical.textContent = groups.length ? `X rows equal bit for bit: ${groups.join("; ")}.`
     : "Every piece has its own row of X: no two are equal.";

@@ -1,5 +1,5 @@
 // Scale balance: fresh token rows × a factor against sinusoid position rows, and what their sum looks like.
-import { el, field, fixed, number, select, table } from "./dom.js";
+import { el, field, num, number, select, table } from "./dom.js";
 import { config, get, latest } from "./http.js";
 import { colour, heat, plot } from "./plot.js";
 
@@ -61,9 +61,9 @@ function load(page) {
 }
 
 function draw(page, r) {
-  const ratioText = r.ratio > 0 ? `token : position = 1 : ${fixed(1 / r.ratio, 2)}` : "token rows are zero";
-  page.ratio.textContent = `mean ‖token × ${fixed(r.factor)}‖ = ${fixed(r.token_norm)}, mean ‖position‖ = ` +
-    `${fixed(r.position_norm)}; ratio ${fixed(r.ratio)} (${ratioText})`;
+  const ratioText = r.ratio > 0 ? `token : position = 1 : ${num(1 / r.ratio, 2)}` : "token rows are zero";
+  page.ratio.textContent = `mean ‖token × ${num(r.factor, 3)}‖ = ${num(r.token_norm, 3)}, mean ‖position‖ = ` +
+    `${num(r.position_norm, 3)}; ratio ${num(r.ratio, 3)} (${ratioText})`;
   const names = ["token × factor", "position"];
   plot(page.balance, [
     { type: "bar", x: names, y: [r.token_norm, r.position_norm], name: "measured mean",
@@ -73,11 +73,11 @@ function draw(page, r) {
       marker: { symbol: "line-ew-open", size: 40, color: colour("ink") } },
   ], { title: { text: "mean row length" }, showlegend: true, legend: { orientation: "h" } });
   page.stats.replaceChildren(table(["how alike (mean cosine of the sums)", "value"], [
-    ["two different tokens at one position", fixed(r.same_position_cosine)],
-    ["one token at two positions", fixed(r.same_token_cosine)],
+    ["two different tokens at one position", num(r.same_position_cosine, 3)],
+    ["one token at two positions", num(r.same_token_cosine, 3)],
   ]));
-  page.what.textContent = `Token rows: ${r.n_tokens} draws with σ = ${r.std.toPrecision(3)}, times ` +
-    `${fixed(r.factor)}. Positions: sinusoid rows 0–${r.n_positions - 1}. Near 1 in the first row means ` +
+  page.what.textContent = `Token rows: ${num(r.n_tokens)} draws with σ = ${r.std.toPrecision(3)}, times ` +
+    `${num(r.factor, 3)}. Positions: sinusoid rows 0–${num(r.n_positions - 1)}. Near 1 in the first row means ` +
     "position drowns the token; near 1 in the second means the token drowns position.";
   drawSamples(page, r);
 }
@@ -94,6 +94,5 @@ function drawSamples(page, r) {
   ], { title: { text: `token 0 at position ${p}: first ${K} dimensions` }, barmode: "group",
     legend: { orientation: "h" } });
   const labels = r.combined.flatMap((_, i) => r.sample_positions.map((pos) => `token ${i} @ ${pos}`));
-  heat(page.heat, r.combined.flat(), { y: labels, x, title: "sums: rows alike by position or by token?",
-    layout: { margin: { l: 100, r: 20, t: 30, b: 40 } } });
+  heat(page.heat, r.combined.flat(), { y: labels, x, title: "sums: rows alike by position or by token?" });
 }

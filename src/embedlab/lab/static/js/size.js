@@ -1,8 +1,13 @@
-// Table size: V, d, dtype, tying and positions -> parameters and memory from embedlab.sizing; below,
-// a heat map of a block of a served table, each cell one parameter.
-import { checkbox, count, el, field, number, select, table } from "./dom.js";
+// Table size: a text or image layout and a dtype -> parameters and memory from embedlab.sizing; a preset
+// fills the controls with its whole layout as the API gives it. Below, a heat map of a block of a served
+// table, each cell one parameter.
+import { checkbox, el, field, memory, num, number, select, table } from "./dom.js";
 import { config, get, latest } from "./http.js";
 import { heat } from "./plot.js";
+
+// The layout's fields each kind of layout sets; the others are sent as the kind needs them (0: absent).
+const KINDS = { text: ["vocab_size", "max_len", "n_segments", "tied"], image: ["image_size", "patch_size", "in_channels"] };
+const ABSENT = { text: { image_size: 0, patch_size: 0 }, image: { vocab_size: 0, max_len: 0, n_segments: 0 } };
 
 export async function render(root) {
   const [presets, { tables }, { limits }] = await Promise.all([get("/api/size/presets"), get("/api/tables"), config()]);
@@ -10,23 +15,34 @@ export async function render(root) {
   const sizeView = latest(() => loadSize(page), (r) => drawSize(page, r), page.out);
   const blockView = latest(() => loadBlock(page), (r) => drawBlock(page, r), page.status);
   page.preset.addEventListener("change", () => { usePreset(page, presets[page.preset.value]); sizeView(); });
-  for (const input of [page.vocab, page.dim, page.dtype, page.positions, page.maxLen, page.tied]) {
-    input.addEventListener("input", sizeView);
+  page.kind.addEventListener("change", () => { page.preset.value = ""; showKind(page); sizeView(); });
+  for (const input of Object.values(page.layout)) {
+    input.addEventListener("input", () => { page.preset.value = ""; sizeView(); }); // no longer the preset's
   }
+  page.dtype.addEventListener("input", sizeView);
   for (const input of [page.source, page.start, page.rows, page.dims]) input.addEventListener("input", blockView);
   page.token.addEventListener("change", blockView);
+  page.preset.value = Object.keys(presets)[0]; // the page opens on a real model's layout
+  usePreset(page, presets[page.preset.value]);
   await Promise.all([sizeView(), blockView()]);
 }
 
 function build(root, presets, tables, limits) {
   const page = {
     preset: select("size-preset", ["", ...Object.keys(presets)], "", (name) => name || "(custom)"),
-    vocab: number("size-vocab", limits.vocab_size, 30522),
-    dim: number("size-dim", limits.dim, 768),
+    kind: select("size-kind", Object.keys(KINDS), "text", (kind) => `${kind} layout`),
     dtype: select("size-dtype", limits.dtypes),
-    positions: select("size-positions", limits.positions),
-    maxLen: number("size-maxlen", limits.max_len, 512),
-    tied: checkbox("size-tied", true),
+    layout: { // one control per field of sizing's EmbeddingLayout, named as the API names them
+      vocab_size: number("size-vocab", limits.vocab_size, 30522),
+      dim: number("size-dim", limits.dim, 768),
+      positions: select("size-positions", limits.positions),
+      max_len: number("size-maxlen", limits.max_len, 512),
+      n_segments: number("size-segments", limits.n_segments, 0),
+      tied: checkbox("size-tied", true),
+      image_size: number("size-image", limits.image_size, 224),
+      patch_size: number("size-patch", limits.patch_size, 16),
+      in_channels: number("size-channels", limits.in_channels, 3),
+    },
     out: el("div", { id: "size-result" }),
     source: select("size-table", tables),
     start: el("input", { id: "size-start", type: "number", min: 0, value: 0 }),
@@ -37,14 +53,22 @@ function build(root, presets, tables, limits) {
     caption: el("p", { id: "size-slice-caption", class: "stat" }),
     map: el("div", { id: "size-heatmap", class: "plot" }),
   };
+  const f = page.layout;
+  page.groups = {
+    text: el("div", { class: "controls", id: "size-text" }, field("V (vocabulary)", f.vocab_size),
+      field("max length", f.max_len), field("segments", f.n_segments), field("tied output", f.tied)),
+    image: el("div", { class: "controls", id: "size-image-controls" }, field("image side (px)", f.image_size),
+      field("patch side P (px)", f.patch_size), field("channels", f.in_channels)),
+  };
   root.append(
     el("h2", {}, "Table size"),
     el("p", {}, "An embedding table holds V rows of d numbers. Change the vocabulary, the width, the number " +
-      "type, whether the output layer reuses the table, and how positions are encoded: the counts below " +
-      "come from embedlab.sizing."),
-    el("div", { class: "controls" }, field("preset", page.preset), field("V (vocabulary)", page.vocab),
-      field("d (width)", page.dim), field("dtype", page.dtype), field("positions", page.positions),
-      field("max length", page.maxLen), field("tied output", page.tied)),
+      "type, whether the output layer reuses the table, and how positions are encoded; an image layout (ViT) " +
+      "has patches instead of a vocabulary. The counts below come from embedlab.sizing, and a preset is a " +
+      "real model's layout as sizing holds it."),
+    el("div", { class: "controls" }, field("preset", page.preset), field("layout", page.kind),
+      field("d (width)", f.dim), field("positions", f.positions), field("dtype", page.dtype)),
+    page.groups.text, page.groups.image,
     page.out,
     el("h3", {}, "A block of a real table"),
     el("p", {}, "Each cell is one parameter of a served table: a row is one key's vector, a column one " +
@@ -57,21 +81,36 @@ function build(root, presets, tables, limits) {
   return page;
 }
 
-function usePreset(page, p) {
-  if (!p || !p.vocab_size) return; // "(custom)" or an image layout: the controls stay as they are
-  page.vocab.value = p.vocab_size; page.dim.value = p.dim; page.positions.value = p.positions;
-  page.maxLen.value = p.max_len; page.tied.checked = p.tied;
+// A preset's layout (every field, as /api/size/presets gives it) into the controls of its kind.
+function usePreset(page, layout) {
+  if (!layout) return; // "(custom)": the controls stay as they are
+  page.kind.value = layout.patch_size > 0 ? "image" : "text";
+  for (const [name, value] of Object.entries(layout)) {
+    if (name === "tied") page.layout.tied.checked = value;
+    else if (!(name in ABSENT[page.kind.value])) page.layout[name].value = value; // hidden controls keep theirs
+  }
+  showKind(page);
 }
 
-const loadSize = (page) => get("/api/size", { vocab_size: page.vocab.value, dim: page.dim.value,
-  dtype: page.dtype.value, positions: page.positions.value, max_len: page.maxLen.value, tied: page.tied.checked });
+function showKind(page) {
+  for (const [kind, group] of Object.entries(page.groups)) group.hidden = kind !== page.kind.value;
+}
+
+// Every layout field goes: the controls' values, with the fields the kind lacks as 0.
+function loadSize(page) {
+  const values = Object.fromEntries(Object.entries(page.layout).map(([name, input]) =>
+    [name, input.type === "checkbox" ? input.checked : input.value]));
+  return get("/api/size", { ...values, ...ABSENT[page.kind.value], dtype: page.dtype.value });
+}
 
 function drawSize(page, r) {
   const rows = Object.entries(r.shares).filter(([, s]) => s > 0)
-    .map(([name, s]) => [name, count(r[`${name}_params`]), `${(100 * s).toFixed(1)}%`]);
-  page.out.replaceChildren(table(["table", "parameters", "share"], rows),
-    el("p", { id: "size-total" }, `${count(r.total_params)} parameters = ${count(r.bytes)} bytes = ` +
-      `${r.mib.toFixed(2)} MiB in ${r.dtype}`));
+    .map(([name, s]) => [name, num(r[`${name}_params`]), `${num(100 * s, 1)}%`]);
+  const patches = r.patch_size ? [el("p", { class: "note" }, `${r.image_size}×${r.image_size} px in ` +
+    `${r.patch_size}×${r.patch_size} patches: N = ${num(r.n_patches)}, plus one CLS token.`)] : [];
+  page.out.replaceChildren(table(["table", "parameters", "share"], rows), ...patches,
+    el("p", { id: "size-total" }, `${num(r.total_params)} parameters = ${num(r.bytes)} bytes = ` +
+      `${memory(r.bytes)} in ${r.dtype}`));
 }
 
 // Rows start..start+rows (or a token and its nearest rows) × the first dims columns.
@@ -83,9 +122,10 @@ function loadBlock(page) {
 
 function drawBlock(page, r) {
   const n = r.values.length, m = r.values[0].length;
-  const where = page.token.value ? `'${r.keys[0]}' and its ${n - 1} nearest rows` : `rows ${r.rows[0]}–${r.rows[n - 1]}`;
-  page.caption.textContent = `${where} of ${count(r.vocab_size)} × columns 0–${m - 1} of ${r.dim} in ` +
-    `${r.table}: ${count(n * m)} of its ${count(r.vocab_size * r.dim)} parameters`;
+  const where = page.token.value ? `'${r.keys[0]}' and its ${n - 1} nearest rows` :
+    `rows ${num(r.rows[0])}–${num(r.rows[n - 1])}`;
+  page.caption.textContent = `${where} of ${num(r.vocab_size)} × columns 0–${m - 1} of ${r.dim} in ` +
+    `${r.table}: ${num(n * m)} of its ${num(r.vocab_size * r.dim)} parameters`;
   heat(page.map, r.values, { y: r.keys, layout: { height: Math.max(320, 14 * n + 80),
-    margin: { l: 110, r: 20, t: 10, b: 40 } } });
+    margin: { t: 10 } } }); // no title
 }

@@ -1,5 +1,5 @@
 // Tied vs untied: logits h·Eᵀ over a small vocabulary of real rows, and what each layout costs.
-import { count, el, field, fixed, note, select, table } from "./dom.js";
+import { el, field, note, num, select, table } from "./dom.js";
 import { config, get, latest } from "./http.js";
 import { bars, colour } from "./plot.js";
 
@@ -11,7 +11,7 @@ export async function render(root) {
   const update = latest(() => load(page), (r) => { page.answer = r; draw(page); }, page.error);
   page.words.addEventListener("change", () => { fillWords(page); update(); });
   for (const input of [page.source, page.a, page.b]) input.addEventListener("change", update);
-  page.mix.addEventListener("input", () => { page.mixLabel.textContent = fixed(Number(page.mix.value), 2); update(); });
+  page.mix.addEventListener("input", () => { page.mixLabel.textContent = num(Number(page.mix.value), 2); update(); });
   // The toggle only changes which of the two answers is drawn: both come in one response.
   page.mode.addEventListener("change", () => page.answer && draw(page));
   fillWords(page);
@@ -65,14 +65,14 @@ const load = (page) => get("/api/tying", { table: page.source.value, words: page
 function draw(page) {
   const [r, kind] = [page.answer, page.mode.value];
   const scores = r[kind].logits;
-  page.top.textContent = `${kind} head: highest logit "${r[kind].top}" (${fixed(Math.max(...scores), 4)}); ` +
-    `‖h‖ = ${fixed(Math.hypot(...r.h), 4)}`;
+  page.top.textContent = `${kind} head: highest logit "${r[kind].top}" (${num(Math.max(...scores), 4)}); ` +
+    `‖h‖ = ${num(Math.hypot(...r.h), 4)}`;
   bars(page.chart, scores, { labels: r.words, title: `${kind} logits h·W[i] over ${r.words.length} tokens of ${r.table}`,
     color: colour(kind === "tied" ? "accent" : "warm") });
   const p = r.params;
   page.params.replaceChildren(table(["token table + output layer", "tied", "untied"], [
-    [`${r.table}: V = ${count(p.vocab_size)}, D = ${p.dim}`, count(p.tied), count(p.untied)],
-    [`this vocabulary: V = ${p.small_vocab_size}`, count(p.small_tied), count(p.small_untied)],
+    [`${r.table}: V = ${num(p.vocab_size)}, D = ${num(p.dim)}`, num(p.tied), num(p.untied)],
+    [`this vocabulary: V = ${num(p.small_vocab_size)}`, num(p.small_tied), num(p.small_untied)],
   ]), note("Counted on the modules themselves (a TokenEmbedding and an LMHead): a shared table is one " +
     "Parameter and counts once."));
 }
