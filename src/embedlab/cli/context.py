@@ -16,6 +16,7 @@ from rich.table import Table
 
 from embedlab.cli.options import JsonFlag
 from embedlab.errors import check_int
+from embedlab.files import json_safe
 from embedlab.sims.context import NEAREST, POOLINGS, ContextModel, ContextView
 
 
@@ -50,7 +51,7 @@ def context(
     if layer is not None:
         layer = check_int("--layer", layer, low=0, high=len(view.layers) - 1)
     if as_json:
-        typer.echo(json.dumps({"model": model, **view.to_dict(layer=layer, vectors=True)}))
+        typer.echo(json.dumps({"model": model, **json_safe(view.answer(layer, vectors=True))}))
         return
     console = Console()
     console.print(_cosine_table(view, layer))
@@ -92,5 +93,5 @@ def _print_nearest(console: Console, view: ContextView, layer: int) -> None:
     console.print(f"Closest static token rows to each vector at layer {layer}:", highlight=False)
     for i, close in enumerate(lv.nearest):
         at = view.occurrences[i]
-        words = ", ".join(f"{piece} {cos:.2f}" for piece, cos in close)
+        words = ", ".join(f"{row.piece} {row.cosine:.2f}" for row in close)
         console.print(f"  {_label(view, i)}: {view.batch.texts[at.text]!r}: {words}", highlight=False)

@@ -6,24 +6,17 @@ Vectors are lists of floats, matrices lists of rows. Every name is importable fr
 
 base.py       Answer (the strict base), Vector, Matrix, Limit
 tables.py     the lab's tables and themes, lookup, size, geometry, sparse gradients
-inputs.py     input recipe, patches, tying, scale, attention, static vs contextual
-training.py   training, subwords, the strategy arena
-projector.py  the projector: a whole table's map, a key's neighbours on it, two tables compared
+inputs.py     input recipe, patches, tying, scale, attention
+training.py   the training page's request body (StartRequest)
+projector.py  the projector's key list (ProjectorKeys), a body sent as bytes
 """
 
 from embedlab.lab.schemas.base import Answer, Limit, Matrix, Vector
 from embedlab.lab.schemas.derive import answer_model
 from embedlab.lab.schemas.inputs import (
     AttentionAnswer,
-    ContextAnswer,
-    ContextAttention,
-    ContextLayer,
-    ContextMap,
     HeadLogits,
     HeadSummaries,
-    MapToken,
-    NearestRow,
-    OccurrenceAnswer,
     PatchAnswer,
     PatchOptions,
     RecipeAnswer,
@@ -33,11 +26,6 @@ from embedlab.lab.schemas.inputs import (
     TyingParameters,
 )
 from embedlab.lab.schemas.projector import (
-    CompareAnswer,
-    FocusAnswer,
-    MapNeighbour,
-    Mover,
-    ProjectorInfo,
     ProjectorKeys,
 )
 from embedlab.lab.schemas.tables import (
@@ -56,92 +44,38 @@ from embedlab.lab.schemas.tables import (
     UpdatesAnswer,
 )
 from embedlab.lab.schemas.training import (
-    DIMS,
-    MAX_DIM,
-    MAX_EPOCHS,
-    MAX_NAME,
-    MAX_WORDS,
-    MIN_WORDS,
-    ArenaEvent,
-    ArenaState,
-    CorpusVocabularies,
-    FrameAnswer,
-    LeftOutAnswer,
-    PieceAnswer,
-    RungAnswer,
-    SplitAnswer,
-    SplitView,
     StartRequest,
-    SubwordTableAnswer,
-    TrainingOptions,
-    TrainingState,
-    VocabulariesAnswer,
-    VocabularyState,
-    WatchedRowAnswer,
 )
 
 __all__ = [
     "answer_model",
-    "CompareAnswer",
-    "FocusAnswer",
-    "Mover",
-    "MapNeighbour",
-    "ProjectorInfo",
     "ProjectorKeys",
     "Answer",
-    "ArenaEvent",
-    "ArenaState",
     "AttentionAnswer",
     "BatchAnswer",
-    "ContextAnswer",
-    "ContextAttention",
-    "ContextLayer",
-    "ContextMap",
-    "CorpusVocabularies",
-    "DIMS",
-    "FrameAnswer",
     "HeadLogits",
     "HeadSummaries",
     "LabConfig",
-    "LeftOutAnswer",
     "Limit",
-    "MAX_DIM",
-    "MAX_EPOCHS",
-    "MAX_NAME",
-    "MAX_WORDS",
-    "MIN_WORDS",
-    "MapToken",
     "Matrix",
     "Moves",
-    "NearestRow",
     "NeighborsAnswer",
-    "OccurrenceAnswer",
     "PairAnswer",
     "PatchAnswer",
     "PatchOptions",
-    "PieceAnswer",
     "RecipeAnswer",
-    "RungAnswer",
     "ScaleAnswer",
     "Scored",
     "SizeAnswer",
-    "SplitAnswer",
-    "SplitView",
     "StartRequest",
     "StepsAnswer",
-    "SubwordTableAnswer",
     "TableList",
     "Themes",
     "TilingAnswer",
-    "TrainingOptions",
-    "TrainingState",
     "TyingAnswer",
     "TyingParameters",
     "UpdateBand",
     "UpdatePoints",
     "UpdatesAnswer",
     "Vector",
-    "VocabulariesAnswer",
-    "VocabularyState",
-    "WatchedRowAnswer",
 ]
