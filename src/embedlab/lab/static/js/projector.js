@@ -63,8 +63,8 @@ function build(root, tables, limits) {
     el("h3", {}, "Compare with another table"),
     el("p", { id: "proj-compare-note" }, "The keys both tables hold, their rows turned onto each other (orthogonal " +
       "Procrustes): how far each moved, and how many of its k nearest keys it kept (Jaccard@k). Both neighbour " +
-      "lists are searched among the shared keys only, each in its own table's space, so a key neither table " +
-      "shares never shows in them."),
+      "lists are searched among the shared keys only, each in its own table's space, so a key one of them " +
+      "holds alone never shows in them."),
     el("div", { class: "controls" }, field("compare with", page.other)), page.comparison);
   return page;
 }
