@@ -175,9 +175,13 @@ class ContextView:
         return frames
 
     def answer(
-        self, layer: int | None = None, *, vectors: bool = False, attention: tuple[int, int] | None = None,
+        self,
+        layer: int | None = None,
+        *,
+        vectors: bool = False,
+        attention: tuple[int, int] | None = None,
         with_map: bool = False,
-    ) -> ContextAnswer:  # fmt: skip
+    ) -> ContextAnswer:
         """The view as an answer: every layer (or only `layer`), with their pooled vectors if
         `vectors`; the occurrences' attention rows in (encoder layer, head) `attention`; the tokens'
         map if `with_map`."""

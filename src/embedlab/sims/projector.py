@@ -176,11 +176,22 @@ class Projector:
     def info(self) -> ProjectorInfo:
         """The table's size, the colourings it offers, what each code means, the maps made so far."""
         vectors = self.vectors
-        made = [f"{key[0]}-{dims}" for key in self._made.names() if key[0] in PROJECTIONS
-                for dims in (DIMS if key[0] == "pca" else key[1:])]  # fmt: skip
-        return ProjectorInfo(vectors.name, len(vectors), vectors.vector_size, self.schemes,
-                             {scheme: NAMES[scheme] for scheme in self.schemes}, PALETTE, tuple(sorted(made)),
-                             min(UMAP_SAMPLE, len(vectors)))  # fmt: skip
+        made = [
+            f"{key[0]}-{dims}"
+            for key in self._made.names()
+            if key[0] in PROJECTIONS
+            for dims in (DIMS if key[0] == "pca" else key[1:])
+        ]
+        return ProjectorInfo(
+            table=vectors.name,
+            rows=len(vectors),
+            dim=vectors.vector_size,
+            schemes=self.schemes,
+            names={scheme: NAMES[scheme] for scheme in self.schemes},
+            colours=PALETTE,
+            made=tuple(sorted(made)),
+            umap_sample=min(UMAP_SAMPLE, len(vectors)),
+        )
 
     def keys_json(self) -> bytes:
         """Every key in row order as one JSON list, serialised once (a million keys are worth it)."""
@@ -225,8 +236,19 @@ class Projector:
                            for (key_, score), r, rank in zip(found, rows, ranks, strict=True))  # fmt: skip
         count = None if self.vectors.counts is None else int(self.vectors.counts[row])
         keys = self.vectors.index_to_key
-        return Focus(self.vectors.name, method, dims, key, row, count, tuple(float(x) for x in points[row]),
-                     neighbours, tuple(keys[r] for r in on_map), k, len(set(rows) & set(on_map.tolist())))  # fmt: skip
+        return Focus(
+            table=self.vectors.name,
+            method=method,
+            dims=dims,
+            key=key,
+            row=row,
+            count=count,
+            point=tuple(float(x) for x in points[row]),
+            neighbours=neighbours,
+            map_neighbours=tuple(keys[r] for r in on_map),
+            k=k,
+            kept=len(set(rows) & set(on_map.tolist())),
+        )
 
     def compare(self, other: Vectors, k: int = 10) -> TableComparison:
         """This table against `other`, key by key (vectors.compare), with the most movers it lists."""

@@ -232,15 +232,24 @@ class LiveRun:
         since = check_int("since", since, low=0)
         picked = None if themes is None else pick_themes(themes)
         with self._lock:
-            job = self._job.state()
-            run, frames = self._run, list(self._frames)
-            settings = (self._config.to_dict() if self._config else None, self._max_words, self._progress)
+            job, run, frames = self._job.state(), self._run, list(self._frames)
+            config, max_words, progress = self._config, self._max_words, self._progress
         tokens = frames[0].tokens if frames else ()
         maps = [frame.map for frame in frames]
         if picked is not None:
             tokens, maps = self._themed(run, picked, frames)
-        return TrainingState(run, job.status, job.message, *settings, tokens, tuple(theme_of(t) for t in tokens),
-                             len(maps), tuple(maps[since:]))  # fmt: skip
+        return TrainingState(
+            run=run,
+            status=job.status,
+            message=job.message,
+            config=config.to_dict() if config else None,
+            max_words=max_words,
+            progress=progress,
+            tokens=tokens,
+            themes=tuple(theme_of(t) for t in tokens),
+            frame_count=len(maps),
+            frames=tuple(maps[since:]),
+        )
 
     def _themed(self, run: int, picked: tuple[str, ...], frames: list[Frame]):
         """The watched tokens of the `picked` groups, and the maps of `frames` cut to their rows, projected anew."""
@@ -307,8 +316,9 @@ class _Training:
         def on_snapshot(tokens: list[str], rows: np.ndarray, words: int) -> None:
             frames = self.frames  # only this thread appends
             coordinates, variance = project_frame(rows, frames[-1].map.coordinates if frames else None)
-            frame = Frame(tuple(tokens), np.array(rows, dtype=np.float32),
-                          FrameMap(len(frames), words, coordinates, variance))  # fmt: skip
+            frame = Frame(
+                tuple(tokens), np.array(rows, dtype=np.float32), FrameMap(len(frames), words, coordinates, variance)
+            )
             with live._lock:
                 frames.append(frame)
 

@@ -111,7 +111,7 @@ function apply(page, s) {
 
 function describe(s) {
   const p = s.progress;
-  const ended = `${s.status}${s.message ? `: ${s.message}` : ""}`;
+  const ended = s.message.startsWith(s.status) ? s.message : `${s.status}${s.message ? `: ${s.message}` : ""}`;
   if (s.status === "idle") return "No run yet: choose the settings and press Start.";
   if (!p) return s.status === "running" ? `Run ${s.run}: reading ${s.config.corpus} and counting its words…`
     : `Run ${s.run} ${ended}.`;
