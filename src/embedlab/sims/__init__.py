@@ -16,5 +16,6 @@ attention.py   layer 0's q·k with and without 1/√d_k on a real model's input 
 context.py     one word in several sentences, followed through every layer of a real encoder
 arena.py       a real race's results, or a quick race run in the background while the page watches
 once.py        MadeOnce: things made once per name, one lock per name (lab services, a projector's maps)
+job.py         Job: one background job at a time in a daemon thread (the live run, the quick race)
 projector.py   every row of a table on one map (PCA or UMAP), colourings, a key's neighbours and their distortion
 """
