@@ -1,4 +1,6 @@
 // Shows the simulation named in the URL's hash; each lives in its own module exporting render(root).
+import { plotly } from "./plot.js";
+
 const names = [...document.querySelectorAll("#nav a")].map((a) => a.dataset.sim);
 
 async function show() {
@@ -10,6 +12,9 @@ async function show() {
   root.dataset.ready = "false";
   const sim = await import(`./${name}.js`);
   await sim.render(root);
+  // plotly.min.js loads in the background (plot.js); a page is ready once its first plots are drawn
+  // too. subtle: the page's own plot() calls waited on it first, so they have drawn by now.
+  await plotly().catch(() => null); // a failed load shows as the plots' own errors
   // subtle: a quick second hashchange can finish first; only the current one marks the page ready.
   if (root.dataset.sim === name) root.dataset.ready = "true";
 }
