@@ -20,7 +20,7 @@ from datetime import date
 from pathlib import Path
 
 from embedlab.data.corpora import open_corpus, split_lines
-from embedlab.files import cache_dir
+from embedlab.files import cache_dir, json_safe
 from embedlab.sims.subword_table import RUNGS, VocabularyTable, measure, supported
 from embedlab.sims.subwords import VocabularyLadder
 from embedlab.tokenizer.vocab import count_words
@@ -62,7 +62,7 @@ def main() -> None:
     table = measure(ladder, corpus)
     seconds = time.perf_counter() - start
     if args.json:
-        print(json.dumps(table.to_dict()))
+        print(json.dumps(json_safe(table)))
         return
     print(f"{table.corpus}: {table.train_lines:,} training lines, {table.held_out_lines:,} held out "
           f"(every {table.held_out_every}th line, {table.held_out_words:,} words); {table.distinct_words:,} distinct "

@@ -3,7 +3,9 @@ race, n/a where a task does not apply, a bar's details on click, with no console
 
 from __future__ import annotations
 
+import json
 import shutil
+import time
 
 BARS = "document.querySelector('#arena-bars')"
 
@@ -28,3 +30,67 @@ def test_the_arena_page_shows_the_race(open_sim, quick_race, lab_cache):
     page.wait_for_function("() => document.querySelector('#arena-picked').innerText === 'patch 32 (ViT)'")
     assert "2,360,064" in page.inner_text("#arena-details")
     assert page.evaluate("document.querySelector('#arena-curve').data.length") == 1  # one seed in the quick race
+
+
+def test_counts_read_as_counts(open_sim, quick_race, lab_cache):
+    folder, summary = quick_race
+    target = lab_cache / "lab" / "arena" / "quick"
+    if not target.exists():
+        shutil.copytree(folder, target)
+    page = open_sim("arena")
+    page.wait_for_function(f"() => {BARS}.data && {BARS}.data[0].x.length === 6")
+    page.select_option("#arena-task", "cost")
+    page.evaluate(f"{BARS}.emit('plotly_click', {{points: [{{customdata: 'large-v-untied'}}]}})")
+    page.wait_for_function("() => document.querySelector('#arena-picked').innerText === 'large V + untied'")
+    rows = page.eval_on_selector_all(
+        "#arena-details table:nth-of-type(2) tr", "rs => rs.map((r) => [...r.cells].map((c) => c.innerText))"
+    )
+    params = next(r for r in rows if r[1] == "embedding params arena")
+    expected = next(
+        r["value"]
+        for r in summary["results"]
+        if r["strategy"] == "large-v-untied" and r["metric"] == "embedding_params_arena"
+    )
+    assert params[2] == f"{round(expected):,}" and params[4] == "parameters"  # 4,096,000, not 4096000.0000
+
+
+def test_a_running_race_says_so_names_strategies_and_stops_polling_when_left(open_sim, quick_race, lab_cache):
+    folder, summary = quick_race
+    target = lab_cache / "lab" / "arena" / "quick"
+    if not target.exists():
+        shutil.copytree(folder, target)
+    # as a killed race leaves it: one image run missing (trained again, ~15 s), no results yet
+    (target / "results.json").unlink()
+    (target / "runs" / "patch-32-seed0.json").unlink()
+    page = open_sim("arena")
+    assert page.inner_text("#arena-status").startswith("No race yet: run the quick one")
+    page.click("#arena-start")
+    page.wait_for_function(
+        "() => document.querySelector('#arena-status').innerText.startsWith('A quick race is running')"
+    )
+    status = page.inner_text("#arena-status")
+    assert "Its bars show here when it finishes." in status and "No race yet" not in status
+    # the progress table names strategies as the bars do, not by their ids
+    page.wait_for_function(
+        "() => document.querySelector('#arena-progress-table')?.innerText.includes('patch 32 (ViT)')"
+    )
+    names = page.eval_on_selector_all("#arena-progress-table tr td:first-child", "cs => cs.map((c) => c.innerText)")
+    assert "subword BPE" in names and "bpe-32k" not in names
+    # another page: the arena page asks no more
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if r.url.endswith("/api/arena") else None)
+    page.evaluate("location.hash = '#lookup'")
+    page.wait_for_selector('#sim[data-sim="lookup"][data-ready="true"]')
+    page.wait_for_timeout(2500)  # two and a half poll intervals
+    assert len(asked) <= 1  # at most a poll already under way when the page was left
+    running = json.loads(page.evaluate("fetch('/api/arena').then((r) => r.text())"))
+    assert running["status"] == "running"  # the race itself goes on on the server
+    deadline = time.monotonic() + 300
+    while running["status"] == "running":
+        assert time.monotonic() < deadline, "the resumed race did not finish"
+        time.sleep(1)
+        running = json.loads(page.evaluate("fetch('/api/arena').then((r) => r.text())"))
+    assert running["status"] == "finished"
+    # put the session's race back as it was, for the tests that compare with it
+    shutil.rmtree(target)
+    shutil.copytree(folder, target)

@@ -74,3 +74,44 @@ def test_compare_lists_the_movers_and_colours_the_map_by_them(open_sim):
     first = page.inner_text("#proj-movers tr.clickable td:nth-child(2)")
     page.click("#proj-movers tr.clickable >> nth=0")
     page.wait_for_function(f"() => (document.querySelector('#proj-kept')?.innerText ?? '').startsWith(\"'{first}'\")")
+
+
+def test_a_first_umap_map_says_it_is_being_fitted_and_the_lab_keeps_answering(open_sim):
+    page = open_sim("projector")
+    page.select_option("#proj-table", "wiki-run")
+    page.wait_for_function("() => document.querySelector('#proj-caption').innerText.includes('of wiki-run')")
+    page.select_option("#proj-method", "umap")
+    # at once: the old PCA map and its caption go, and the page says what it is doing
+    page.wait_for_selector("#proj-fitting")
+    assert page.inner_text("#proj-fitting").startswith("Fitting UMAP on ")
+    assert page.inner_text("#proj-caption") == ""
+    assert page.evaluate("(document.querySelector('#proj-map').data ?? []).length") == 0
+    # the fit runs in a child process: a cheap request is answered while it goes
+    answered = page.evaluate("""async () => { const r = await fetch('/api/tables');
+        return { ok: r.ok, fitting: document.querySelector('#proj-fitting') !== null }; }""")
+    assert answered == {"ok": True, "fitting": True}
+    page.wait_for_function(
+        "() => document.querySelector('#proj-caption').innerText.includes('UMAP fitted on')", timeout=300_000
+    )
+    assert page.query_selector("#proj-fitting") is None
+    assert page.evaluate("document.querySelector('#proj-map').data.length") > 0
+
+
+def test_the_first_api_call_does_not_wait_for_plotly(open_sim):
+    page = open_sim("projector")
+    entries = page.evaluate("""() => performance.getEntriesByType('resource').map((e) =>
+        ({ name: new URL(e.name).pathname, start: e.startTime, end: e.responseEnd }))""")
+    plotly = next(e for e in entries if e["name"].endswith("plotly.min.js"))
+    first_api = min(e["start"] for e in entries if e["name"].startswith("/api/"))
+    assert first_api < plotly["end"]  # asked while plotly was still arriving, not after it was parsed
+    assert page.evaluate("document.head.querySelector('script[src$=\"plotly.min.js\"]').async") is True
+
+
+def test_the_compare_note_says_where_the_neighbours_are_searched(open_sim):
+    page = open_sim("projector")
+    note = page.inner_text("#proj-compare-note")
+    assert "searched among the shared keys only" in note and "each list found in its own table" not in note
+    page.select_option("#proj-other", "wiki-run")
+    page.wait_for_selector("#proj-movers")
+    headers = page.eval_on_selector_all("#proj-movers th", "hs => hs.map((h) => h.innerText)")
+    assert headers[-2:] == ["near in minilm (shared keys)", "near in wiki-run (shared keys)"]

@@ -14,7 +14,8 @@ from embedlab.errors import BusyError
 from embedlab.lab import create_app
 from embedlab.lab.routes import PAGE_ROUTES, training
 from embedlab.lab.routes.config import PAGES
-from embedlab.sims import attention, geometry, gradients, lookup, recipe, size, tying
+from embedlab.sims import attention, geometry, gradients, lookup, recipe, size, subwords, tying
+from embedlab.sims import training as sims_training
 from embedlab.sims.limits import MAX_TOKEN
 from embedlab.sims.training import LiveRun
 
@@ -48,8 +49,8 @@ def test_a_routes_own_limits_are_its_sims_modules(module):
         ("size", "patch_size", [1, size.MAX_IMAGE]),
         ("recipe", "recipes", list(recipe.RECIPE_NAMES)),
         ("tying", "words", [tying.MIN_WORDS, tying.MAX_WORDS]),
-        ("training", "max_words", [1_000, 5_000_000]),
-        ("subwords", "text", 100),
+        ("training", "max_words", [sims_training.MIN_WORDS, sims_training.MAX_WORDS]),
+        ("subwords", "text", subwords.MAX_TEXT),
         ("geometry", "k", [1, geometry.MAX_K]),
         ("geometry", "metrics", ["cosine", "dot", "euclidean"]),
         ("gradients", "vocab_size", [2, gradients.MAX_VOCAB]),

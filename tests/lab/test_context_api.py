@@ -43,6 +43,12 @@ def test_the_layer_and_head_pick_the_attention_rows(client):
     c = client.get("/api/context", params={**base, "layer": 0, "head": 7}).json()
     assert a["attention"]["rows"] != b["attention"]["rows"] != c["attention"]["rows"]
     assert a["layers"] == b["layers"]  # the figures per layer do not depend on the attention shown
+    assert all(layer["vectors"] is None for layer in a["layers"])  # the page draws no vectors
+
+
+def test_an_undecodable_byte_is_a_400_naming_the_word(client):
+    r = client.get(f"/api/context?text={RIVER}&text={MONEY}&word=%FF")  # U+FFFD once decoded
+    assert r.status_code == 400 and "the word '\ufffd' has no pieces in this tokenizer" in r.json()["error"]
 
 
 @pytest.mark.parametrize(
@@ -53,6 +59,10 @@ def test_the_layer_and_head_pick_the_attention_rows(client):
         ({"text": [RIVER, "x" * 301], "word": "bank"}, 400, "text 1 is 301 characters long; the limit is 300"),
         ({"text": [RIVER, "a cat"], "word": "bank"}, 400, "the word 'bank' (pieces: bank) is not in text 1"),
         ({"text": [RIVER, "bank " + "! " * 70], "word": "bank"}, 400, "text 1 is 73 tokens long; the limit is 64"),
+        ({"text": [RIVER, "bank " * 8], "word": "bank"}, 400, "'bank' occurs 9 times in these texts; the limit is 8"),
+        ({"text": [RIVER, MONEY], "word": "\u0301"}, 400, "the word '\u0301' has no pieces in this tokenizer"),
+        ({"text": [RIVER, MONEY + "\x00"], "word": "bank"}, 400, "text 1 holds a control character, U+0000, at"),
+        ({"text": [RIVER, MONEY], "word": "b" * 51}, 422, "word: String should have at most 50 characters"),
         ({"word": "bank", "layer": 6}, 400, "layer must be between 0 and 5; got 6"),
         ({"word": "bank", "head": 12}, 400, "head must be between 0 and 11; got 12"),
         ({"word": "bank", "pooling": "max"}, 422, "pooling: String should match pattern"),

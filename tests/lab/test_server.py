@@ -43,3 +43,26 @@ def test_embedlab_lab_serves_the_page_and_the_api():
 def test_a_bad_port_is_one_line(run_cli):
     status, _, err = run_cli("lab", "--port", "70000")
     assert status == 2 and err.count("\n") == 1 and "port must be between 1 and 65535; got 70000" in err
+
+
+def test_plotly_is_served_gzipped_with_an_etag_and_loaded_by_the_pages_not_the_head(client):
+    from embedlab.lab.app import PLOTLY_JS
+
+    r = client.get("/static/vendor/plotly.min.js", headers={"Accept-Encoding": "gzip"})
+    assert r.status_code == 200 and r.headers["content-encoding"] == "gzip" and r.headers["vary"] == "Accept-Encoding"
+    raw = PLOTLY_JS.read_bytes()
+    assert r.content == raw  # httpx decodes it; on the wire it was a third of the size or less
+    assert int(r.headers["content-length"]) < len(raw) / 3
+    again = client.get("/static/vendor/plotly.min.js", headers={"If-None-Match": r.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    plain = client.get("/static/vendor/plotly.min.js", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.content == raw
+    index = client.get("/").text
+    assert "plotly.min.js" not in index  # not parsed in <head>: plot.js loads it in the background
+    assert "/static/vendor/plotly.min.js" in client.get("/static/js/plot.js").text
+
+
+def test_a_request_the_framework_refuses_is_a_json_error(client):
+    r = client.post("/api/training/start", content=b'{"corpus": "\xff"}', headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json() == {"error": "There was an error parsing the body"}
+    assert client.get("/api/no-such-page").json() == {"error": "Not Found"}

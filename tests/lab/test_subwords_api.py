@@ -12,6 +12,7 @@ from tokenizers import decoders
 
 import embedlab.data.corpora
 from embedlab.data.corpora import open_corpus
+from embedlab.files import json_safe
 from embedlab.lab import create_app
 from embedlab.sims.subword_table import measure
 from embedlab.sims.subwords import SIZES, VocabularyLadder, cache_file
@@ -50,8 +51,9 @@ def test_vocabularies_say_what_is_trained_and_how_long_it_took(client, trained):
     wiki = corpora["enwiki-sample"]
     assert wiki["available"] and wiki["missing"] is None
     for v in wiki["vocabularies"]:
-        assert v["trained"] and v["vocab_size"] == v["size"] and v["train_seconds"] > 0
-        assert v["held_out"] == (v["lines"] + v["held_out"]) // 10 > 0  # every 10th line held out
+        info = v["info"]
+        assert v["trained"] and info["vocab_size"] == info["size"] == v["size"] and info["train_seconds"] > 0
+        assert info["held_out"] == (info["lines"] + info["held_out"]) // 10 > 0  # every 10th line held out
         assert cache_file(trained, "enwiki-sample", v["size"], "meta.json").is_file()
 
 
@@ -84,7 +86,7 @@ def test_the_table_is_the_librarys_measure_of_the_cached_ladder(client, trained)
     assert r.status_code == 200
     answer = r.json()
     library = measure(VocabularyLadder.open(open_corpus("enwiki-sample"), trained), open_corpus("enwiki-sample"))
-    assert answer == library.to_dict()
+    assert answer == json_safe(library)
     assert answer["corpus"] == "enwiki-sample" and [x["size"] for x in answer["rungs"]] == list(SIZES)
     assert [x["size"] for x in answer["left_out"]] == [100_000]  # enwiki-sample has too few distinct words
     per_word = [x["pieces_per_word"] for x in answer["rungs"]]

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import asdict
+
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
 from embedlab.errors import InvalidValueError
-from embedlab.sims.context import ContextModel, find_word
+from embedlab.sims.context import MAX_OCCURRENCES, ContextModel, check_text, find_word, page_answer
 
 RIVER = "he sat on the river bank and watched the water"
 MONEY = "she paid the cheque into the bank"
@@ -34,15 +37,15 @@ def test_find_word_takes_whole_words_only():
 
 def test_vectors_are_the_encoders_states(model, bank):
     batch, out = model.encoder.encode([RIVER, MONEY, MUD])
-    assert [o.to_dict() for o in bank.occurrences] == [
+    assert [asdict(o) for o in bank.occurrences] == [
         {"text": 0, "start": 6, "end": 7}, {"text": 1, "start": 8, "end": 9}, {"text": 2, "start": 7, "end": 8},
     ]  # fmt: skip
     for layer, view in enumerate(bank.layers):
         expected = torch.stack([out.hidden_states[layer][o.text, o.start] for o in bank.occurrences])
-        torch.testing.assert_close(view.vectors, expected)
+        torch.testing.assert_close(torch.from_numpy(view.vectors), expected)
         torch.testing.assert_close(torch.tensor(view.norms), expected.norm(dim=-1))
         unit = F.normalize(expected, dim=-1)
-        torch.testing.assert_close(torch.tensor(view.cosines), unit @ unit.T)
+        torch.testing.assert_close(torch.from_numpy(view.cosines), unit @ unit.T)
 
 
 def test_the_same_row_drifts_apart_with_the_sense(bank):
@@ -61,10 +64,10 @@ def test_nearest_static_rows(model, bank):
     # at layer 0 the contextual vector is the token row plus a position and a segment row: its
     # nearest static row is the token itself
     for close in bank.layers[0].nearest:
-        assert close[0][0] == "bank" and len(close) == 5
+        assert close[0].piece == "bank" and len(close) == 5
     got = bank.layers[6].nearest[1]
     expected = model.table.similar_by_vector(bank.layers[6].vectors[1], topn=5)
-    assert [p for p, _ in got] == list(expected.keys)
+    assert [row.piece for row in got] == list(expected.keys)
 
 
 def test_pooling_of_a_word_of_several_pieces(model):
@@ -73,8 +76,8 @@ def test_pooling_of_a_word_of_several_pieces(model):
     assert mean.word_pieces == ["che", "##que"] and mean.occurrences[0].end - mean.occurrences[0].start == 2
     states = mean.output.hidden_states[3]
     o = mean.occurrences[1]
-    torch.testing.assert_close(mean.layers[3].vectors[1], states[o.text, o.start : o.end].mean(0))
-    torch.testing.assert_close(first.layers[3].vectors[1], states[o.text, o.start])
+    torch.testing.assert_close(torch.from_numpy(mean.layers[3].vectors[1]), states[o.text, o.start : o.end].mean(0))
+    torch.testing.assert_close(torch.from_numpy(first.layers[3].vectors[1]), states[o.text, o.start])
 
 
 def test_attention_rows_and_map(bank):
@@ -85,8 +88,14 @@ def test_attention_rows_and_map(bank):
     torch.testing.assert_close(torch.tensor(row), expected)
     n = sum(len(p) for p in bank.batch.pieces)
     assert len(bank.map) == 7 and all(xy.shape == (n, 2) for xy, _ in bank.map)
-    data = bank.to_dict(layer=6)
-    assert data["n_layers"] == 6 and data["n_heads"] == 12 and [v["layer"] for v in data["layers"]] == [6]
+    answer = bank.answer(6)
+    assert answer.n_layers == 6 and answer.n_heads == 12 and [v.layer for v in answer.layers] == [6]
+    assert answer.layers[0].vectors is None and answer.map is None and answer.attention is None
+    assert bank.answer(6, vectors=True).layers[0].vectors is bank.layers[6].vectors
+    page = bank.answer(attention=(5, 11), with_map=True)
+    assert page.attention.rows[1] == tuple(row) and page.attention.layer == 5
+    assert len(page.map.tokens) == n and page.map.frames[6] is bank.map[6][0]
+    assert [(t.text, t.piece) for t in page.map.tokens[:2]] == [(0, "[CLS]"), (0, "he")]
 
 
 def test_errors(model):
@@ -101,6 +110,41 @@ def test_errors(model):
     view = model.compare([RIVER, MONEY], "bank")
     with pytest.raises(InvalidValueError, match="layer must be between 0 and 5; got 6"):
         view.attention(0, layer=6, head=0)
+
+
+@pytest.mark.parametrize("word", ["\u0301", "\u202e", "\u2066", "\ufffd"])
+def test_a_word_of_no_pieces_is_refused(model, word):
+    # an accent alone, bidi marks, what an undecodable byte of a URL becomes: the tokenizer drops them
+    with pytest.raises(InvalidValueError, match=re.escape(f"the word {word!r} has no pieces in this tokenizer")):
+        model.compare([RIVER, MONEY], word)
+
+
+@pytest.mark.parametrize(
+    "word, message",
+    [
+        ("ba\x00nk", "word holds a control character, U+0000, at character 2; remove it"),
+        ("\x1b", "word holds a control character, U+001B, at character 0"),
+        ("\udcff", "word holds a lone surrogate (an undecodable byte), U+DCFF, at character 0"),
+    ],
+)
+def test_a_word_with_a_control_character_is_refused_where_it_stands(model, word, message):
+    with pytest.raises(InvalidValueError, match=re.escape(message)):
+        model.compare([RIVER, MONEY], word)
+
+
+def test_a_text_with_a_control_character_is_refused_where_it_stands(model):
+    with pytest.raises(InvalidValueError, match=r"text 1 holds a control character, U\+007F, at character 4"):
+        model.compare([RIVER, "the \x7fbank"], "bank")
+    assert check_text("text", "a\tb\nc") == "a\tb\nc"  # whitespace controls are text
+    assert find_word(["[CLS]", "[SEP]"], []) == []  # a word of no pieces is nowhere (not an IndexError)
+
+
+def test_the_page_caps_the_occurrences(model):
+    many = " ".join(["bank"] * (MAX_OCCURRENCES - 1))
+    answer = page_answer(model, [many, MONEY], "bank", layer=1, head=2)
+    assert len(answer.occurrences) == MAX_OCCURRENCES and answer.attention.layer == 1 and answer.map is not None
+    with pytest.raises(InvalidValueError, match=f"occurs {MAX_OCCURRENCES + 1} times in these texts; the limit is 8"):
+        page_answer(model, [many + " bank", MONEY], "bank")
 
 
 def test_the_readme_table_is_what_the_code_measures(model):
@@ -119,6 +163,6 @@ def test_the_readme_table_is_what_the_code_measures(model):
     }
     assert rows.keys() == measured.keys()
     # and its prose: the nearest static row of every occurrence stays "bank" at every layer
-    assert all(close[0][0] == "bank" for view in bank.layers for close in view.nearest)
+    assert all(close[0].piece == "bank" for view in bank.layers for close in view.nearest)
     for name, figures in measured.items():
         assert rows[name] == pytest.approx(figures, abs=6e-4), name

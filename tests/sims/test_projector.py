@@ -4,14 +4,19 @@ the frequency bands and theme groups of the rows."""
 
 from __future__ import annotations
 
+import json
+import os
+from dataclasses import fields
+
 import numpy as np
 import pytest
 
 from embedlab.data.themes import OTHER, THEMES
 from embedlab.errors import InvalidValueError
 from embedlab.sims import projector as projector_module
-from embedlab.sims.projector import Projector
+from embedlab.sims.projector import PER_KEY, Comparison, Projector, wire
 from embedlab.vectors import Vectors
+from embedlab.vectors.compare import TableComparison
 from embedlab.vectors.frequency import BANDS, band
 from embedlab.vectors.projection import principal_axes
 
@@ -138,3 +143,42 @@ def test_umap_is_fitted_on_a_sample_and_places_every_row(monkeypatch):
     gap = np.linalg.norm(a.mean(axis=0) - b.mean(axis=0))
     assert gap > 3 * max(a.std(axis=0).max(), b.std(axis=0).max())
     assert layout.caption().startswith("UMAP fitted on 150 of 400 rows")
+
+
+def test_umap_is_fitted_in_a_child_process_below_the_labs_priority():
+    pytest.importorskip("umap")
+    rows = np.random.default_rng(0).normal(size=(40, 6)).astype(np.float32)
+    pid, nice = projector_module._in_child(os.getpid), projector_module._in_child(os.nice, 0)
+    assert pid != os.getpid() and nice == os.nice(0) + projector_module.UMAP_NICE
+    fitted, placed = projector_module._in_child(projector_module.fit_umap, rows[:30], rows[30:], 2, 5, 0)
+    assert fitted.shape == (30, 2) and placed.shape == (10, 2) and fitted.dtype == np.float32
+
+
+def test_info_names_the_maps_made_so_far():
+    vectors = Vectors([f"w{i}" for i in range(10)], np.random.default_rng(0).normal(size=(10, 4)).astype(np.float32))
+    projector = Projector(vectors)
+    info = projector.info()
+    assert (info.rows, info.dim, info.schemes, info.made, info.umap_sample) == (10, 4, ("theme", "norm"), (), 10)
+    projector.colours("norm")
+    projector.layout("pca", 3)
+    assert projector.info().made == ("pca-2", "pca-3")  # one PCA serves both; a colouring is no map
+    assert json.loads(projector.keys_json()) == vectors.index_to_key
+
+
+def test_a_comparison_is_the_tables_summary_cut_to_the_top_movers(minilm_projector, minilm_vectors):
+    other = Vectors(minilm_vectors.index_to_key[:500], minilm_vectors.vectors[:500][:, ::-1].copy(), name="turned")
+    full = minilm_projector.compare(other, k=5)
+    shown = minilm_projector.comparison(other, k=5, top=3)
+    assert shown.movers == full.movers[:3] and shown.shared == full.shared == 500
+    # pinned: a Comparison holds every field of TableComparison but the per-key arrays
+    assert [f.name for f in fields(Comparison)] == [f.name for f in fields(TableComparison) if f.name not in PER_KEY]
+    assert {f.name: f.type for f in fields(Comparison)} == {
+        f.name: f.type for f in fields(TableComparison) if f.name not in PER_KEY
+    }
+
+
+def test_wire_is_little_endian_bytes_and_their_headers():
+    array = np.arange(6, dtype=">f4").reshape(3, 2)  # big-endian in memory
+    body, headers = wire(array)
+    assert headers == {"X-Dtype": "float32", "X-Shape": "3,2"}
+    assert np.array_equal(np.frombuffer(body, dtype="<f4").reshape(3, 2), array)

@@ -10,6 +10,7 @@ import pytest
 
 from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError
+from embedlab.files import json_safe
 from embedlab.sims.subword_table import DIM, PARAGRAPH, RARE_BELOW, RUNGS, measure
 from embedlab.sims.subwords import SIZES, VocabularyLadder
 from embedlab.sizing import EmbeddingLayout, count
@@ -45,7 +46,7 @@ def test_the_split_and_the_rungs(table, wiki_lines):
     (left,) = table.left_out
     assert left.size == 100_000 and f"{len(train_counts):,} distinct words" in left.reason
     assert table.paragraph == PARAGRAPH and table.paragraph_words == 75  # docs/subwords.md quotes the count
-    assert json.loads(json.dumps(table.to_dict()))["rungs"][0]["size"] == SIZES[0]
+    assert json.loads(json.dumps(json_safe(table)))["rungs"][0]["size"] == SIZES[0]
 
 
 def test_each_figure_recounted_line_by_line(table, ladder, wiki_lines):

@@ -14,12 +14,11 @@ from safetensors.numpy import load_file
 
 from embedlab.data.corpora import GCIDE_PATH
 from embedlab.errors import BusyError, InvalidValueError, UnknownNameError
-from embedlab.sims.training import (
-    LiveRun,
-)
+from embedlab.sims.training import LIMITS, MAX_WORDS, THREADS, LiveRun, PageRun
 from embedlab.train.config import RunConfig
 from embedlab.train.run import DEFAULT_WATCH
 from embedlab.vectors import Vectors
+from embedlab.vectors.projection import project_frame
 
 WAIT = 60  # seconds a small run may take on a busy 2-core machine (about 1 s when idle)
 
@@ -57,14 +56,16 @@ def test_a_run_streams_frames_of_the_rows_it_trains(live):
     first, last = state.frames[0], state.frames[-1]
     assert first.done == 0 and last.done == state.progress.total
     assert [f.index for f in state.frames] == list(range(state.frame_count))
-    assert all(f.rows.shape == (len(state.tokens), 8) and f.coordinates.shape == (len(state.tokens), 2)
-               for f in state.frames)  # fmt: skip
+    frames = [live.frame(f.index) for f in state.frames]
+    assert all(f.rows.shape == (len(state.tokens), 8) for f in frames)
+    assert all(f.coordinates.shape == (len(state.tokens), 2) for f in state.frames)
     # the frames are the run's own snapshots, and the last one is the table it saved
     saved = load_file(live.folder / "snapshots.safetensors")
-    np.testing.assert_array_equal(saved["vectors"], np.stack([f.rows for f in state.frames]))
+    np.testing.assert_array_equal(saved["vectors"], np.stack([f.rows for f in frames]))
     table = Vectors.load(live.folder)
-    np.testing.assert_array_equal(last.rows, np.stack([table[t] for t in state.tokens]))
-    np.testing.assert_array_equal(live.frame(2).row(state.tokens[3]), state.frames[2].rows[3])
+    np.testing.assert_array_equal(frames[-1].rows, np.stack([table[t] for t in state.tokens]))
+    np.testing.assert_array_equal(live.frame(2).row(state.tokens[3]), saved["vectors"][2][3])
+    assert live.frame(2).map is state.frames[2]  # the state's maps are the frames' own
     assert live.frame(2).tokens == state.tokens
     assert [f.index for f in live.state(since=3).frames] == list(range(3, state.frame_count))
     assert live.state(since=10_000).frames == ()
@@ -76,9 +77,14 @@ def test_a_map_of_some_groups_holds_their_words_alone(live):
     state = wait_until(live, ended)
     people = live.state(themes=["people"])
     assert people.tokens == ("king", "queen", "man") and people.frame_count == state.frame_count
+    previous = None
     for frame, full in zip(people.frames, state.frames, strict=True):
-        np.testing.assert_array_equal(frame.rows, full.rows[:3])  # the same rows, cut to the group
+        # the group's rows alone, projected and turned onto the group's frame before
+        expected, _ = project_frame(live.frame(full.index).rows[:3], previous)
+        np.testing.assert_array_equal(frame.coordinates, expected)
         assert frame.coordinates.shape == (3, 2) and (frame.index, frame.done) == (full.index, full.done)
+        previous = frame.coordinates
+    assert people.themes == ("people",) * 3
     both = live.state(since=2, themes=["numbers", "people"])  # THEMES order, whatever the order asked
     assert both.tokens == ("king", "queen", "man", "two", "three") and both.frames[0].index == 2
     assert live.state(themes=["people"]).frames[-1] is people.frames[-1]  # projected once, then kept
@@ -118,7 +124,7 @@ def test_one_run_at_a_time_and_a_new_run_replaces_the_old_folder(live):
     state = wait_until(live, ended)
     assert state.run == 2 and state.status == "finished" and state.config["method"] == "cbow"
     assert not first.exists() and live.folder.is_dir()
-    assert state.frames[0].rows.shape[1] == 4
+    assert live.frame(0).rows.shape[1] == 4
 
 
 def test_old_folders_of_ended_processes_go_and_others_stay(live):
@@ -171,3 +177,27 @@ def test_close_stops_a_running_run(live):
 
 def test_by_default_it_trains_on_the_installed_built_ins(tmp_path):
     assert set(LiveRun(tmp_path).corpora) == {"enwiki-sample"} | ({"gcide"} if GCIDE_PATH.is_file() else set())
+
+
+def test_a_page_run_is_bounded_by_the_limits(live):
+    assert LIMITS == {"dim": [2, 300], "epochs": [1, 10], "max_words": [1_000, MAX_WORDS]}
+    config = PageRun(corpus="small", method="cbow", dim=4, epochs=1, max_words=2_000).config()
+    assert (config.method, config.dim, config.epochs, config.threads) == ("cbow", 4, 1, THREADS)
+    for settings, message in [
+        ({"dim": 301}, "dim must be between 2 and 300; got 301"),
+        ({"epochs": 0}, "epochs must be between 1 and 10; got 0"),
+        ({"max_words": 10**9}, "max_words must be between 1000 and 5000000"),
+        ({"method": "lm"}, "method must be one of sgns, cbow; got 'lm'"),
+    ]:
+        with pytest.raises(InvalidValueError, match=message):
+            live.start_page_run(PageRun(corpus="small", **settings))
+    assert live.state().status == "idle"
+    state = live.start_page_run(PageRun(corpus="small", dim=4, epochs=1, max_words=2_000))
+    assert state.status == "running" and state.max_words == 2_000 and state.config["threads"] == THREADS
+    assert wait_until(live, ended).status == "stopped"
+
+
+def test_the_options_are_the_corpora_and_the_defaults(live):
+    options = live.options()
+    assert options.corpora == ("small", "gone") and options.methods == ("sgns", "cbow") and 8 in options.dims
+    assert options.defaults == PageRun()

@@ -62,13 +62,14 @@ def context(
     """
     from rich.console import Console
 
+    from embedlab.files import json_safe
     from embedlab.sims.context import ContextModel
 
     view = ContextModel.load(model).compare(texts, word, pooling=pooling, nearest=nearest)
     if layer is not None:
         layer = check_int("--layer", layer, low=0, high=len(view.layers) - 1)
     if as_json:
-        typer.echo(json.dumps({"model": model, **view.to_dict(layer=layer, vectors=True)}))
+        typer.echo(json.dumps({"model": model, **json_safe(view.answer(layer, vectors=True))}))
         return
     console = Console()
     console.print(_cosine_table(view, layer))
@@ -112,5 +113,5 @@ def _print_nearest(console: Console, view: ContextView, layer: int) -> None:
     console.print(f"Closest static token rows to each vector at layer {layer}:", highlight=False)
     for i, close in enumerate(lv.nearest):
         at = view.occurrences[i]
-        words = ", ".join(f"{piece} {cos:.2f}" for piece, cos in close)
+        words = ", ".join(f"{row.piece} {row.cosine:.2f}" for row in close)
         console.print(f"  {_label(view, i)}: {view.batch.texts[at.text]!r}: {words}", highlight=False)

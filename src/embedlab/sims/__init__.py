@@ -18,5 +18,6 @@ context.py     one word in several sentences, followed through every layer of a 
 arena.py       a real race's results, or a quick race run in the background while the page watches
 limits.py      bounds several pages share: a token's length, a seed's range
 once.py        MadeOnce: things made once per name, one lock per name (lab services, a projector's maps)
+job.py         Job: one background job at a time in a daemon thread (the live run, the quick race)
 projector.py   every row of a table on one map (PCA or UMAP), colourings, a key's neighbours and their distortion
 """

@@ -1,8 +1,8 @@
 """Strategy arena (lab page): the results of a real race, or a quick race run while the page watches.
 
     arena = ArenaLab(cache_dir() / "lab" / "arena")
-    arena.state()          {"status": "idle", "source": None, "race": None, ...}: nothing raced yet
-    arena.start()          a quick race in a background thread; a second start while it runs: BusyError
+    arena.state()          ArenaState("idle", source=None, race=None, ...): nothing raced yet
+    arena.start()          a quick race in a background thread (sims.job); a second start while it runs: BusyError
     arena.state()          "running", one progress entry per (strategy, seed), then "finished" and the race
 
 The page shows the best race it finds: a full race in `root/full` (`embedlab arena --out
@@ -12,19 +12,31 @@ killed one left in `root/quick`.
 
 from __future__ import annotations
 
-import logging
 import threading
-from dataclasses import asdict
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from embedlab.arena.runner import Race, RaceEvent
 from embedlab.arena.strategies import STRATEGIES, TASKS
-from embedlab.errors import BusyError
-
-log = logging.getLogger("embedlab")
+from embedlab.sims.job import Job
 
 LIMITS = {"tasks": list(TASKS), "strategies": list(STRATEGIES)}  # the lab page's choices, listed by /api/config
 SOURCES = ("full", "quick")  # the races the page looks for, the better first
+LIMITS: dict[str, Any] = {"tasks": list(TASKS), "strategies": list(STRATEGIES)}
+LABELS = {name: s.label for name, s in STRATEGIES.items()}  # a strategy's id -> the name the page shows
+
+
+@dataclass(frozen=True)
+class ArenaState:
+    """The quick race this server runs (if any) and the best finished race found."""
+
+    status: str  # idle | running | finished | failed (the race this server started)
+    message: str  # why it failed
+    progress: tuple[RaceEvent, ...]  # one per (strategy, seed) of the running race
+    labels: dict[str, str]  # strategy id -> the name the page shows (LABELS)
+    source: str | None  # "full" or "quick": which race `race` is; None before any
+    race: dict[str, Any] | None  # the race's summary, as results.json holds it (see embedlab.arena.runner)
 
 
 class ArenaLab:
@@ -33,10 +45,9 @@ class ArenaLab:
     def __init__(self, root: str | Path, device: str = "cpu") -> None:
         self.root = Path(root)
         self.device = device
-        self._lock = threading.Lock()
-        self._status, self._message = "idle", ""
+        self._job = Job("embedlab-arena")
+        self._lock = threading.Lock()  # guards _progress
         self._progress: dict[tuple[str, int], RaceEvent] = {}
-        self._thread: threading.Thread | None = None
 
     def race(self) -> tuple[str | None, dict | None]:
         """(source, summary) of the best finished race found under `root`, or (None, None)."""
@@ -46,42 +57,30 @@ class ArenaLab:
                 return source, summary
         return None, None
 
-    def start(self) -> None:
-        """Run (or resume) the quick race in a daemon thread."""
-        with self._lock:
-            if self._status == "running":
-                raise BusyError("a quick race is running already; wait for it to finish")
-            race = Race.open(self.root / "quick", "quick", device=self.device)
-            self._status, self._message, self._progress = "running", "", {}
-            self._thread = threading.Thread(target=self._run, args=(race,), name="embedlab-arena", daemon=True)
-            self._thread.start()
+    def start(self) -> ArenaState:
+        """Run (or resume) the quick race in a daemon thread -> the state it starts in."""
+        with self._lock:  # held while the job starts: its events wait for the old progress to go
+            self._job.start(self._run, busy="a quick race is running already; wait for it to finish")
+            self._progress = {}
+        return self.state()
 
-    def _run(self, race: Race) -> None:
-        try:
-            race.run(self._event)
-        except Exception as err:  # the page shows why; the server keeps serving
-            log.exception("the quick race failed")
-            with self._lock:
-                self._status, self._message = "failed", f"{type(err).__name__}: {err}"
-            return
-        with self._lock:
-            self._status = "finished"
+    def _run(self, stop: threading.Event) -> None:
+        """The job's body. A race cannot stop midway (`stop` goes unread): its finished runs are on
+        disk, and the next start resumes from them."""
+        Race.open(self.root / "quick", "quick", device=self.device).run(self._event)
 
     def _event(self, event: RaceEvent) -> None:
         with self._lock:
             self._progress[event.strategy, event.seed] = event
 
-    def state(self) -> dict:
-        """JSON-ready: the status, each run's progress, and the best race found (None before any)."""
+    def state(self) -> ArenaState:
+        """The status, each run's progress, and the best race found (None before any)."""
         with self._lock:
-            status, message = self._status, self._message
-            progress = [asdict(event) for event in self._progress.values()]
+            job, progress = self._job.state(), tuple(self._progress.values())
         source, race = self.race()
-        return {"status": status, "message": message, "progress": progress, "source": source, "race": race}
+        return ArenaState(job.status, job.message, progress, LABELS, source, race)
 
     def close(self, timeout: float = 1.0) -> None:
         """At shutdown: a running race is a daemon thread; it is left to die with the process (its
         finished runs are on disk, and the next start resumes from them)."""
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
+        self._job.join(timeout)

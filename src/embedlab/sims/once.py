@@ -3,6 +3,7 @@
     made = MadeOnce()
     made.get("pca", compute_pca)     # computed on the first call; every later call gets that object
     made.values()                    # what has been made so far (to close it, say)
+    made.names()                     # the names made so far
 
 The lab's services (a table, MiniLM's layers, the subword vocabularies) and a projector's maps are
 kept this way. A lock per name, not one for all: a slow make (training a vocabulary, a UMAP fit)
@@ -34,3 +35,6 @@ class MadeOnce:
 
     def values(self) -> list[Any]:
         return list(self._made.values())
+
+    def names(self) -> list[Hashable]:
+        return list(self._made)

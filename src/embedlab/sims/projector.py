@@ -6,7 +6,9 @@
     projector.colours("band")                      # Colours: (V,) uint8 band of each row, band names
     projector.focus("king", k=10)                  # Focus: the k nearest rows in the full space,
                                                    # and where the map puts them
+    projector.info()                               # ProjectorInfo: size, colourings, maps made so far
     projector.compare(other, k=10)                 # TableComparison (vectors.compare), kept
+    projector.comparison(other, k=10, top=20)      # Comparison: its summary and top movers, the page's answer
     projector.displacement(other)                  # (V,) how far each row moved; NaN if unshared
 
 PCA (the default) centres the rows and projects them on the table's first three principal axes
@@ -14,7 +16,9 @@ PCA (the default) centres the rows and projects them on the table's first three 
 float64 copy); the 2-D map is the 3-D one's first two axes, so switching keeps the picture. UMAP
 (pip install umap-learn) is fitted on a seeded sample of UMAP_SAMPLE rows, and every row is then
 placed with the fitted model (umap's transform), rather than showing only the sample as the
-TensorFlow projector does.
+TensorFlow projector does. The fit runs in a child process at a lower priority (about 95 s on
+MiniLM on first use, numba compiling most of it): in a thread of the lab's own process its
+compiler and kernels hold the GIL and share the cores with the requests of every other page.
 
 A 2-D map cannot keep every neighbourhood of a 384-wide table. `focus` measures what it loses for
 one key: its k nearest rows by cosine in the full space against its k nearest points on the map
@@ -24,16 +28,24 @@ map (1 = the closest point).
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import multiprocessing
+import os
 import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from embedlab.data.themes import COLOURS, OTHER, THEMES
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
+from embedlab.sims.limits import MAX_TOKEN
 from embedlab.sims.lookup import resolve_key, themed_keys
 from embedlab.sims.once import MadeOnce
-from embedlab.vectors.compare import MAX_TOP, TableComparison, compare_tables
+from embedlab.vectors.compare import MAX_TOP, Mover, TableComparison, compare_tables
 from embedlab.vectors.frequency import BANDS, band_rows
 from embedlab.vectors.projection import PROJECTIONS, principal_axes
 from embedlab.vectors.table import Vectors
@@ -42,17 +54,19 @@ MAX_ROWS = 1_000_000  # rows a map may hold: a million float32 points in 3-D is 
 PCA_COMPONENTS = 3  # computed once; the 2-D map is the first two
 UMAP_SAMPLE = 10_000  # rows UMAP is fitted on (seeded); the others are placed by its transform
 UMAP_NEIGHBOURS = 15  # UMAP's n_neighbors
+UMAP_NICE = 10  # the fit's process runs this much below the lab's priority
 SCHEMES = ("band", "theme", "norm")  # colour by corpus-frequency band, theme group, row norm
 DIMS = (2, 3)
-# The lab page's bounds, listed by /api/config: neighbours, a key's characters, the movers listed.
-LIMITS = {
-    "k": [1, 100],
-    "token": 100,
+MAX_K = 100  # neighbours of a searched key
+MAX_MOVERS = 100  # the largest movers a comparison lists
+LIMITS: dict[str, Any] = {
+    "k": [1, MAX_K],
+    "token": MAX_TOKEN,
     "rows": MAX_ROWS,
     "dims": list(DIMS),
     "methods": list(PROJECTIONS),
     "schemes": list(SCHEMES),
-    "top": [1, 100],
+    "top": [1, MAX_MOVERS],
 }
 # Frequency bands from frequent (dark) to rare (light): the rare-token problem as a picture.
 BAND_COLOURS = dict(zip((name for _, name in BANDS), ("#08306b", "#2171b5", "#6baed6", "#f4a259", "#d62728"),
@@ -60,6 +74,20 @@ BAND_COLOURS = dict(zip((name for _, name in BANDS), ("#08306b", "#2171b5", "#6b
 PALETTE = {**BAND_COLOURS, **COLOURS}  # a code's name -> its CSS colour, for every categorical scheme
 # scheme -> what each of its codes means (code 0 of theme: in no group); None: continuous values
 NAMES: dict[str, tuple[str, ...] | None] = {"band": tuple(BAND_COLOURS), "theme": (OTHER, *THEMES), "norm": None}
+
+
+@dataclass(frozen=True)
+class ProjectorInfo:
+    """What a table offers the projector page."""
+
+    table: str  # the table's name
+    rows: int  # V: one point per row
+    dim: int  # D
+    schemes: tuple[str, ...]  # the colourings offered (band only where the table has counts)
+    names: dict[str, tuple[str, ...] | None]  # scheme -> what each code means; None for norms
+    colours: dict[str, str]  # a code's name (band, theme) -> its CSS colour
+    made: tuple[str, ...]  # the maps computed so far, "method-dims" ("pca-2"): the others take time on first use
+    umap_sample: int  # rows a UMAP map is fitted on (the others are placed by the fitted model)
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,18 +128,43 @@ class MapNeighbour:
 
 @dataclass(frozen=True)
 class Focus:
+    """A key on one map: its true neighbours (full space) against its neighbours on the map."""
+
+    table: str  # the table's name
+    method: str  # the map: pca | umap
+    dims: int  # 2 or 3
     key: str
     row: int
     count: int | None  # corpus count, where the table has counts
     point: tuple[float, ...]  # the key's coordinates on the map
     neighbours: tuple[MapNeighbour, ...]  # the k nearest rows by cosine, best first
     map_neighbours: tuple[str, ...]  # the k nearest points on the map, closest first
+    k: int
     kept: int  # how many of `neighbours` are among `map_neighbours`
 
-    def to_dict(self) -> dict:
-        return {"key": self.key, "row": self.row, "count": self.count, "point": list(self.point),
-                "neighbours": [vars(n) for n in self.neighbours], "map_neighbours": list(self.map_neighbours),
-                "k": len(self.neighbours), "kept": self.kept}  # fmt: skip
+
+@dataclass(frozen=True)
+class Comparison:
+    """vectors.compare.TableComparison as the page shows it: the summary and the `top` movers,
+    without the per-key arrays (a map colours by those: Projector.displacement). A shaped view, so
+    its fields are TableComparison's own, less the per-key ones (a test pins them)."""
+
+    name_a: str
+    name_b: str
+    dim_a: int
+    dim_b: int
+    shared: int  # keys in both tables: the S rows compared
+    only_a: int  # keys of A that B lacks
+    only_b: int
+    k: int  # neighbours per key, searched among the shared keys in each table's own space
+    residual: float  # relative Frobenius error after alignment (None if B's rows are all zero)
+    mean_displacement: float
+    median_displacement: float
+    mean_jaccard: float
+    movers: tuple[Mover, ...]  # the largest displacements first
+
+
+PER_KEY = ("keys", "displacement", "jaccard")  # TableComparison's fields a Comparison leaves out
 
 
 class Projector:
@@ -125,7 +178,31 @@ class Projector:
             raise InvalidValueError(f"a map needs >= 4 rows of width >= 3; {vectors.name} is ({rows}, {width})")
         self.vectors = vectors
         self.seed = check_int("seed", seed, low=0)
-        self._made = MadeOnce()  # ("pca",) | ("umap", dims) | ("colours", scheme) | ("compare", table, k)
+        self._made = MadeOnce()  # ("pca",) | ("umap", dims) | ("colours", scheme) | ("compare", table, k) | ("keys",)
+
+    def info(self) -> ProjectorInfo:
+        """The table's size, the colourings it offers, what each code means, the maps made so far."""
+        vectors = self.vectors
+        made = [
+            f"{key[0]}-{dims}"
+            for key in self._made.names()
+            if key[0] in PROJECTIONS
+            for dims in (DIMS if key[0] == "pca" else key[1:])
+        ]
+        return ProjectorInfo(
+            table=vectors.name,
+            rows=len(vectors),
+            dim=vectors.vector_size,
+            schemes=self.schemes,
+            names={scheme: NAMES[scheme] for scheme in self.schemes},
+            colours=PALETTE,
+            made=tuple(sorted(made)),
+            umap_sample=min(UMAP_SAMPLE, len(vectors)),
+        )
+
+    def keys_json(self) -> bytes:
+        """Every key in row order as one JSON list, serialised once (a million keys are worth it)."""
+        return self._made.get(("keys",), lambda: json.dumps(self.vectors.index_to_key).encode())
 
     @property
     def schemes(self) -> tuple[str, ...]:
@@ -166,12 +243,30 @@ class Projector:
                            for (key_, score), r, rank in zip(found, rows, ranks, strict=True))  # fmt: skip
         count = None if self.vectors.counts is None else int(self.vectors.counts[row])
         keys = self.vectors.index_to_key
-        return Focus(key, row, count, tuple(float(x) for x in points[row]), neighbours,
-                     tuple(keys[r] for r in on_map), len(set(rows) & set(on_map.tolist())))  # fmt: skip
+        return Focus(
+            table=self.vectors.name,
+            method=method,
+            dims=dims,
+            key=key,
+            row=row,
+            count=count,
+            point=tuple(float(x) for x in points[row]),
+            neighbours=neighbours,
+            map_neighbours=tuple(keys[r] for r in on_map),
+            k=k,
+            kept=len(set(rows) & set(on_map.tolist())),
+        )
 
     def compare(self, other: Vectors, k: int = 10) -> TableComparison:
         """This table against `other`, key by key (vectors.compare), with the most movers it lists."""
         return self._made.get(("compare", other.name, k), lambda: compare_tables(self.vectors, other, k=k, top=MAX_TOP))
+
+    def comparison(self, other: Vectors, k: int = 10, top: int = 20) -> Comparison:
+        """compare(other, k) as the page shows it: the summary and the `top` largest movers."""
+        top = check_int("top", top, low=1, high=MAX_TOP)
+        full = self.compare(other, k)
+        summary = {name: value for name, value in vars(full).items() if name not in PER_KEY}
+        return Comparison(**{**summary, "movers": full.movers[:top]})
 
     def displacement(self, other: Vectors, k: int = 10) -> np.ndarray:
         """(V,) float32: how far each row moved against `other` after alignment (0..2); NaN for a key
@@ -191,20 +286,16 @@ class Projector:
         return Layout("pca", coordinates, axes.explained_variance_ratio, len(rows), time.perf_counter() - start)
 
     def _umap(self, dims: int) -> Layout:
-        try:
-            import umap
-        except ImportError:
-            raise MissingDataError("UMAP maps need umap-learn: pip install umap-learn") from None
+        if importlib.util.find_spec("umap") is None:
+            raise MissingDataError("UMAP maps need umap-learn: pip install umap-learn")
         start = time.perf_counter()
         rows = self.vectors.vectors
         sample = np.random.default_rng(self.seed).permutation(len(rows))[:UMAP_SAMPLE]
-        reducer = umap.UMAP(n_components=dims, n_neighbors=min(UMAP_NEIGHBOURS, len(sample) - 1),
-                            random_state=self.seed)  # fmt: skip
-        coordinates = np.empty((len(rows), dims), dtype=np.float32)
-        coordinates[sample] = reducer.fit_transform(rows[sample])
         rest = np.setdiff1d(np.arange(len(rows)), sample)
-        if len(rest):
-            coordinates[rest] = reducer.transform(rows[rest])
+        neighbours = min(UMAP_NEIGHBOURS, len(sample) - 1)
+        fitted, placed = _in_child(fit_umap, rows[sample], rows[rest], dims, neighbours, self.seed)
+        coordinates = np.empty((len(rows), dims), dtype=np.float32)
+        coordinates[sample], coordinates[rest] = fitted, placed
         return Layout("umap", coordinates, None, len(sample), time.perf_counter() - start)
 
     def _colours(self, scheme: str) -> Colours:
@@ -218,3 +309,34 @@ class Projector:
             for _, key, theme in themed_keys(self.vectors):
                 codes[self.vectors.index_of(key)] = names.index(theme)
         return Colours(scheme, codes, names)
+
+
+def _in_child(work: Callable[..., Any], *args: Any) -> Any:
+    """work(*args) in a new child process running UMAP_NICE below this one; its answer (pickled back).
+
+    subtle: spawn, not fork: the lab's process holds threads (torch's, numba's, the server's) whose
+    locks a forked child would inherit held.
+    """
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=spawn, initializer=os.nice, initargs=(UMAP_NICE,)) as child:
+        return child.submit(work, *args).result()
+
+
+def fit_umap(
+    sample: np.ndarray, rest: np.ndarray, dims: int, neighbours: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """UMAP fitted on `sample` (n, D) -> its (n, dims) coordinates, and (m, dims) for `rest` (m, D)
+    placed by the fitted model (m may be 0). Run in a child process by Projector."""
+    import umap  # subtle: only here, in the child: importing umap compiles numba code for seconds
+
+    reducer = umap.UMAP(n_components=dims, n_neighbors=neighbours, random_state=seed)
+    fitted = reducer.fit_transform(sample).astype(np.float32)
+    placed = reducer.transform(rest).astype(np.float32) if len(rest) else np.empty((0, dims), dtype=np.float32)
+    return fitted, placed
+
+
+def wire(array: np.ndarray) -> tuple[bytes, dict[str, str]]:
+    """An array as raw little-endian bytes, row-major, with its dtype and shape as the headers
+    X-Dtype and X-Shape say them: (3, 2) float32 -> 24 bytes, {"X-Dtype": "float32", "X-Shape": "3,2"}."""
+    array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
+    return array.tobytes(), {"X-Dtype": array.dtype.name, "X-Shape": ",".join(map(str, array.shape))}

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from embedlab.data.corpora import HELD_OUT, split_lines
 from embedlab.errors import InvalidValueError
@@ -109,9 +109,6 @@ class VocabularyTable:
     dim: int  # DIM
     rungs: list[Rung]
     left_out: list[LeftOut]
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def supported(rungs: Sequence[int], distinct_words: int) -> list[int]:

@@ -4,6 +4,8 @@ kept on disk, with how often each piece occurs in that corpus.
     ladder = VocabularyLadder.open(open_corpus("enwiki-sample"), cache_dir() / "subwords")
     for split in ladder.split("unhappiness"):          # one Split per size, smallest first
         [(p.text, p.count) for p in split.pieces]      # [("␣un", 1191), ("ha", 366), ...]
+    ladder.splits("unhappiness")                       # TextSplits: the same with the text, as the lab page shows it
+    vocabularies(cache_dir() / "subwords")             # Vocabularies: which corpora are here, which sizes trained
 
 The vocabularies see only the corpus's training part: split_lines holds out every 10th line, so
 sims.subword_table can measure them on text they were not trained on. Piece counts are taken
@@ -31,8 +33,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from embedlab.data.corpora import Corpus, split_lines
+from embedlab.data.corpora import Corpus, missing_corpora, split_lines
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import atomic_write_text
 from embedlab.tokenizer.bytes import piece_bytes
@@ -49,6 +52,8 @@ LIMITS = {"text": 100, "frequent": BANDS[0][0]}
 # subtle: version 1 files (CORPUS-SIZE.json, no version) were trained on the whole corpus, held-out
 # lines included; a new name makes the ladder train again instead of reading them.
 CACHE_VERSION = 2
+MAX_TEXT = 100  # characters of a word or a short phrase on the lab page
+LIMITS: dict[str, Any] = {"text": MAX_TEXT, "frequent": BANDS[0][0]}  # the count the colour ramp tops out at
 
 _VISIBLE = str.maketrans({" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"})
 
@@ -82,8 +87,15 @@ class Split:
     vocab_size: int  # vocab_size reached (less than `size` on a corpus with fewer possible merges)
     pieces: list[Piece]
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+
+@dataclass(frozen=True)
+class TextSplits:
+    """A text's pieces under every vocabulary of a ladder, smallest first."""
+
+    corpus: str  # the corpus the vocabularies were trained on
+    text: str
+    leading_space: bool  # whether it was encoded after a space, as in running text
+    vocabularies: tuple[Split, ...]
 
 
 @dataclass(frozen=True)
@@ -98,8 +110,43 @@ class VocabularyInfo:
     train_seconds: float  # BPE training
     count_seconds: float  # encoding the training part once to count the pieces
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+
+@dataclass(frozen=True)
+class VocabularyState:
+    """One size of a corpus's ladder: trained (and stored) or not yet."""
+
+    size: int  # asked for
+    trained: bool
+    info: VocabularyInfo | None  # how it was made, once trained
+
+
+@dataclass(frozen=True)
+class CorpusVocabularies:
+    """A built-in corpus: whether it can be read here, and which sizes of its ladder are trained."""
+
+    name: str
+    available: bool
+    missing: str | None  # why it cannot be read here (what to install)
+    vocabularies: tuple[VocabularyState, ...]
+
+
+@dataclass(frozen=True)
+class Vocabularies:
+    """The built-in corpora's ladders in one folder, as the lab page offers them."""
+
+    sizes: tuple[int, ...]  # the ladder's sizes, SIZES
+    default: str  # the corpus a page starts with
+    corpora: tuple[CorpusVocabularies, ...]
+
+
+def vocabularies(folder: str | Path, default: str = "enwiki-sample") -> Vocabularies:
+    """Every built-in corpus, whether it can be read here, and which ladder sizes `folder` holds."""
+    corpora = []
+    for name, missing in missing_corpora().items():
+        infos = [stored(folder, name, size) for size in SIZES]
+        states = tuple(VocabularyState(size, info is not None, info) for size, info in zip(SIZES, infos, strict=True))
+        corpora.append(CorpusVocabularies(name, missing is None, missing, states))
+    return Vocabularies(SIZES, default, tuple(corpora))
 
 
 class VocabularyLadder:
@@ -128,6 +175,10 @@ class VocabularyLadder:
         infos = {size: stored(folder, corpus.name, size) for size in sizes}
         tokenizers = {size: FastTokenizer.load(cache_file(folder, corpus.name, size, "json")) for size in sizes}
         return cls(corpus.name, tokenizers, infos)
+
+    def splits(self, text: str, leading_space: bool = True) -> TextSplits:
+        """split(text) with the text and how it was encoded: the lab page's answer."""
+        return TextSplits(self.corpus, text, leading_space, tuple(self.split(text, leading_space)))
 
     def split(self, text: str, leading_space: bool = True) -> list[Split]:
         """`text`'s pieces under each vocabulary, smallest vocabulary first.
@@ -169,7 +220,7 @@ def _train(corpus: str, lines: list[str], held_out: int, size: int, folder: Path
     info = VocabularyInfo(corpus, size, tokenizer.vocab_size, len(lines), held_out, trained - start,
                           counted - trained)  # fmt: skip
     meta = cache_file(folder, corpus, size, "meta.json")
-    atomic_write_text(meta, json.dumps(info.to_dict()))  # last: marks the set whole
+    atomic_write_text(meta, json.dumps(asdict(info)))  # last: marks the set whole
     log.info("subword vocabulary %s-%d: %d pieces, trained in %.1f s", corpus, size, info.vocab_size,
              info.train_seconds)  # fmt: skip
     return info

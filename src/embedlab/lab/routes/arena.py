@@ -8,24 +8,24 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from embedlab.arena.strategies import STRATEGIES, TASKS
 from embedlab.lab.deps import ArenaDep
-from embedlab.lab.schemas import ArenaState, Limit
+from embedlab.lab.schemas import answer_model
+from embedlab.sims import arena as sims
+from embedlab.sims.arena import ArenaState
 
 router = APIRouter(prefix="/api/arena", tags=["arena"])
 
-LIMITS: dict[str, Limit] = {"tasks": list(TASKS), "strategies": list(STRATEGIES)}
+LIMITS = sims.LIMITS  # read by /api/config
 
 
-@router.get("", response_model=ArenaState)
-def state(arena: ArenaDep) -> dict:
+@router.get("", response_model=answer_model(ArenaState))
+def state(arena: ArenaDep) -> ArenaState:
     """The running race's progress (if any) and the best finished race found: a full race run with
     `embedlab arena --out CACHE/lab/arena/full`, else the quick race."""
     return arena.state()
 
 
-@router.post("/start", response_model=ArenaState)
-def start(arena: ArenaDep) -> dict:
+@router.post("/start", response_model=answer_model(ArenaState))
+def start(arena: ArenaDep) -> ArenaState:
     """Start (or resume) the quick race in the background; 409 while one runs."""
-    arena.start()
-    return arena.state()
+    return arena.start()

@@ -1,11 +1,9 @@
-"""What every lab answer shares: the strict base model and the types of vectors and limits."""
+"""What the lab's own answers share: the strict base model and the type of a limit."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-Vector = list[float]
-Matrix = list[list[float]]
 Limit = int | float | str | list[int] | list[float] | list[str]  # a bound, a [low, high] pair, or the choices
 
 

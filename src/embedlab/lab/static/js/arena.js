@@ -39,31 +39,45 @@ function build(root, limits) {
   return page;
 }
 
-// Show a state; while a race runs, ask again until it ends.
+// Show a state; while a race runs, ask again until it ends or the page is left.
 async function follow(page, state) {
   page.state = state;
   page.start.disabled = state.status === "running";
   page.status.textContent = status(state);
-  page.progress.replaceChildren(...(state.progress.length ? [progressTable(state.progress)] : []));
+  page.progress.replaceChildren(...(state.progress.length ? [progressTable(state)] : []));
   if (state.race) await drawRace(page, state);
   if (state.status === "running") {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    if (!page.bars.isConnected) return; // another page is shown: stop asking
     await shown(page.error, async () => follow(page, await get("/api/arena")));
   }
 }
 
 function status(state) {
-  const race = state.race ? `Showing the ${state.source} race (seeds ${state.race.budget.seeds.join(", ")}, ` +
-    `${state.race.budget.corpus} and Fashion-MNIST).` : "No race yet: run the quick one (about 3 minutes).";
-  if (state.status === "running") return `A quick race is running. ${race}`;
+  const shown = state.race && `the ${state.source} race (seeds ${state.race.budget.seeds.join(", ")}, ` +
+    `${state.race.budget.corpus} and Fashion-MNIST)`;
+  if (state.status === "running") {
+    return "A quick race is running (about 3 minutes): its progress is below. " +
+      (shown ? `Meanwhile the bars show ${shown}.` : "Its bars show here when it finishes.");
+  }
+  const race = shown ? `Showing ${shown}.` : "No race yet: run the quick one (about 3 minutes).";
   if (state.status === "failed") return `The quick race failed: ${state.message}. ${race}`;
   return race;
 }
 
-function progressTable(progress) {
-  return table(["strategy", "seed", "stage", "training time", "last curve point"], progress.map((p) => [
-    p.strategy, p.seed, p.stage, p.seconds ? `${fixed(p.elapsed, 1)} of ${fixed(p.seconds, 0)} s` : "",
-    p.value === null ? "" : fixed(p.value)]));
+function progressTable(state) {
+  const progress = table(["strategy", "seed", "stage", "training time", "last curve point"], state.progress.map((p) => [
+    state.labels[p.strategy] ?? p.strategy, p.seed, p.stage,
+    p.seconds ? `${fixed(p.elapsed, 1)} of ${fixed(p.seconds, 0)} s` : "", p.value === null ? "" : fixed(p.value)]));
+  progress.id = "arena-progress-table";
+  return progress;
+}
+
+// A measured figure as its unit reads: counts with separators, rates rounded, scores to 4 decimals.
+const COUNTED = new Set(["parameters", "tokens", "scores", "bytes/s", "images/s"]);
+function figure(value, unit) {
+  if (COUNTED.has(unit)) return count(Number.isInteger(value) ? value : Number(value.toFixed(1)));
+  return fixed(value, unit === "ms" ? 2 : 4);
 }
 
 async function drawRace(page, state) {
@@ -81,10 +95,10 @@ async function drawRace(page, state) {
   await plot(page.bars, [{
     type: "bar", x, y: shownRows.map((r) => (r.applicable ? r.value : null)),
     customdata: shownRows.map((r) => r.strategy), marker: { color: colour("accent") },
-    text: shownRows.map((r) => (r.applicable ? fixed(r.value) : "")), textposition: "outside",
+    text: shownRows.map((r) => (r.applicable ? figure(r.value, r.unit) : "")), textposition: "outside",
     error_y: { type: "data", symmetric: false, array: shownRows.map((r) => (r.applicable ? r.spread[1] - r.value : 0)),
       arrayminus: shownRows.map((r) => (r.applicable ? r.value - r.spread[0] : 0)) },
-    hovertemplate: "%{x}: %{y:.4f}<extra>click for details</extra>",
+    hovertemplate: "%{x}: %{text}<extra>click for details</extra>",
   }], {
     title: { text: `${task}: ${metric.replaceAll("_", " ")} (${unit}), ${better} is better` },
     annotations: shownRows.map((r, i) => (r.applicable ? null : { x: x[i], y: 0, text: "n/a", showarrow: false,
@@ -106,15 +120,16 @@ async function details(page, race, name) {
       [s.kind === "text" ? "vocabulary" : "patch", s.kind === "text" ? count(s.lesson.vocab_size) :
         `${s.lesson.patch_size} px of ${s.lesson.image_size}`, s.kind === "text" ? count(s.arena.vocab_size) :
         `${s.arena.patch_size} px of ${s.arena.image_size}`],
-      ["width d", s.lesson.dim, s.arena.dim],
+      ["width d", count(s.lesson.dim), count(s.arena.dim)],
       ["embedding parameters", count(s.lesson.params), count(s.arena.params)],
       ["tokens per input", s.lesson.tokens_per_input, fixed(mine.find((r) => r.metric === "tokens_per_input")?.value ?? NaN, 1)],
     ]),
     table(["task", "metric", "mean over seeds", "each seed", "unit"], mine.map((r) => [r.task,
-      r.metric.replaceAll("_", " "), fixed(r.value, 4), r.values.map((v) => fixed(v, 4)).join(", "), r.unit])),
+      r.metric.replaceAll("_", " "), figure(r.value, r.unit), r.values.map((v) => figure(v, r.unit)).join(", "),
+      r.unit])),
     note(`Every figure: ${race.budget.name} race, seeds ${race.budget.seeds.join(", ")}, ` +
       (s.kind === "text" ? `${race.budget.text_seconds} s of training on ${race.budget.corpus}` :
-        `${race.budget.image_seconds} s of training on ${race.budget.image_train} Fashion-MNIST images`) + "."));
+        `${race.budget.image_seconds} s of training on ${count(race.budget.image_train)} Fashion-MNIST images`) + "."));
   const runs = race.runs.filter((r) => r.strategy === name && r.curve?.length);
   await plot(page.curve, runs.map((r) => ({ type: "scatter", mode: "lines+markers", name: `seed ${r.seed}`,
     x: r.curve.map((p) => p[0]), y: r.curve.map((p) => p[1]) })),

@@ -1,6 +1,8 @@
 // Static vs contextual: one word in two to four sentences, followed through every layer of MiniLM.
 // The word enters every sentence as the same token row; attention mixes in the rest of the sentence.
-import { el, field, fixed, numbered, select, table } from "./dom.js";
+// Layers are numbered one way on the whole page: layer 0 is the input embedding, layer L the vectors
+// encoder layer L makes (the API's attention `layer` is 0-based, so its layer L is asked as L - 1).
+import { el, field, fixed, note, numbered, select, table } from "./dom.js";
 import { config, get, latest } from "./http.js";
 import { colour, plot } from "./plot.js";
 
@@ -43,8 +45,10 @@ function build(root, limits) {
     el("p", {}, "An embedding row is static: the word below enters every sentence as the same row of MiniLM's " +
       "token table (plus a position and a segment row). Each of the six encoder layers then lets every token " +
       "attend to the whole sentence, so the word leaves the model as a different vector in each sentence. The " +
-      "curve follows the cosine between the occurrences layer by layer; the map shows every token of the " +
-      "sentences at the layer the slider picks."),
+      "curve follows the cosine between the occurrences layer by layer (layer 0 is the input embedding, layer " +
+      "L what encoder layer L makes); the map shows every token of the sentences at the layer the slider picks."),
+    note(`Up to ${limits.occurrences} occurrences of the word in all sentences together (every two of them are ` +
+      `a curve), and sentences of up to ${limits.tokens} tokens.`, { id: "ctx-limits" }),
     el("div", { class: "controls" }, ...page.texts.map((t, i) => field(`sentence ${i + 1}`, t))),
     el("div", { class: "controls" }, field("word", page.word), field("pieces", page.pooling),
       field("attention layer", page.layer), field("head", page.head)),
@@ -61,17 +65,35 @@ function load(page) {
   return get("/api/context", params);
 }
 
-// occurrence i's label: its sentence's number, with a letter when the word occurs there twice
+// occurrence i's label: its sentence's number, with a letter when the word occurs there more than once
+// ("1a", "1b", ...; the API caps the occurrences well within the alphabet)
 function labels(r) {
   return r.occurrences.map((o) => {
     const same = r.occurrences.filter((p) => p.text === o.text);
-    return same.length === 1 ? `${o.text + 1}` : `${o.text + 1}${"abcdefghij"[same.indexOf(o)]}`;
+    const nth = same.findIndex((p) => p.start === o.start);
+    return same.length === 1 ? `${o.text + 1}` : `${o.text + 1}${String.fromCharCode(97 + nth)}`;
   });
+}
+
+// The attention select: "layer 1" … "layer n", each asking the API for encoder layer L - 1.
+function layerChoices(node, n) {
+  if (node.options.length === n) return;
+  const before = node.value;
+  node.replaceChildren(...Array.from({ length: n }, (_, i) => el("option", { value: i }, `layer ${i + 1}`)));
+  node.value = before !== "" && Number(before) < n ? before : "0";
+}
+
+// A horizontal legend of n entries under a plot, inside its box: rows of `perRow`, and the height
+// and bottom margin that make room for them (so it never spills onto what follows the plot).
+function legendBelow(n, perRow, height) {
+  const rows = Math.ceil(n / perRow);
+  return { height: height + 22 * rows, margin: { l: 55, r: 30, t: 40, b: 60 + 22 * rows },
+    legend: { orientation: "h", yref: "container", y: 0, yanchor: "bottom", x: 0 } };
 }
 
 async function draw(page, r) {
   page.answer = r;
-  numbered(page.layer, r.n_layers, "layer");
+  layerChoices(page.layer, r.n_layers);
   numbered(page.head, r.n_heads, "head");
   page.slider.max = r.n_layers;
   const names = labels(r);
@@ -92,15 +114,20 @@ async function draw(page, r) {
     { type: "scatter", mode: "lines", name: "any two tokens", x, y: r.layers.map((v) => v.baseline),
       line: { dash: "dot", color: colour("output") } },
   ], { title: { text: `cos between occurrences of "${r.word}", layer by layer` },
-    xaxis: { title: { text: "layer (0 = input embedding)" }, dtick: 1 }, yaxis: { title: { text: "cosine" } },
-    legend: { orientation: "h", y: -0.3 } });
+    xaxis: { title: { text: "layer (0 = input embedding, L = after encoder layer L)" }, dtick: 1, automargin: true },
+    yaxis: { title: { text: "cosine" }, automargin: true }, ...legendBelow(pairs.length + 1, 3, 340) });
   const a = r.attention;
+  const axes = {}; // every subplot's axes keep their tick labels inside the plot's box
+  r.occurrences.forEach((_, i) => {
+    axes[`xaxis${i ? i + 1 : ""}`] = { automargin: true, tickangle: -40 };
+    axes[`yaxis${i ? i + 1 : ""}`] = { automargin: true };
+  });
   await plot(page.attention, r.occurrences.map((o, i) => ({ type: "bar", name: `"${r.word}" in ${names[i]}`,
     x: r.pieces[o.text].map((p, j) => `${j} ${p}`), y: a.rows[i], xaxis: `x${i + 1}`, yaxis: `y${i + 1}`,
     marker: { color: colour(SENTENCE_COLOURS[o.text]) } })),
-  { title: { text: `What "${r.word}" attends to: layer ${a.layer}, head ${a.head}` }, showlegend: true,
-    grid: { rows: r.occurrences.length, columns: 1, pattern: "independent" }, legend: { orientation: "h", y: -0.2 },
-    height: 160 + 120 * r.occurrences.length, margin: { l: 50, r: 20, t: 40, b: 60 } });
+  { title: { text: `What "${r.word}" attends to in layer ${a.layer + 1}, head ${a.head} (reading layer ${a.layer})` },
+    showlegend: true, grid: { rows: r.occurrences.length, columns: 1, pattern: "independent", ygap: 0.5 }, ...axes,
+    ...legendBelow(r.occurrences.length, 4, 120 + 150 * r.occurrences.length) });
   await drawLayer(page, r);
 }
 
@@ -112,7 +139,7 @@ async function drawLayer(page, r) {
   const frame = r.map.frames[layer];
   const traces = r.texts.map((_, s) => {
     const points = r.map.tokens.map((t, i) => ({ t, i })).filter(({ t }) => t.text === s);
-    return { type: "scatter", mode: "markers+text", name: `sentence ${s + 1}`, textposition: "top center",
+    return { type: "scatter", mode: "markers+text", name: `sentence ${s + 1}`, textposition: "top center", cliponaxis: false,
       x: points.map(({ i }) => frame[i][0]), y: points.map(({ i }) => frame[i][1]),
       text: points.map(({ t }) => t.piece), marker: { color: colour(SENTENCE_COLOURS[s]), size: 7, opacity: 0.6 } };
   });
@@ -122,8 +149,8 @@ async function drawLayer(page, r) {
     marker: { size: 16, color: "rgba(0,0,0,0)", line: { width: 2.5, color: colour("ink") } } });
   const [v1, v2] = r.map.variance[layer];
   await plot(page.map, traces, { title: { text: `Every token at layer ${layer} (PCA, ${fixed(100 * (v1 + v2), 0)}% ` +
-    "of the variance)" }, height: 460, legend: { orientation: "h", y: -0.1 }, xaxis: { zeroline: false },
-    yaxis: { zeroline: false, scaleanchor: "x" } });
+    "of the variance)" }, ...legendBelow(traces.length, 5, 440), xaxis: { zeroline: false, automargin: true },
+    yaxis: { zeroline: false, scaleanchor: "x", automargin: true } });
   const view = r.layers[layer];
   page.nearest.replaceChildren(el("h3", {}, `Closest static token rows at layer ${layer}`),
     table(["occurrence", "‖v‖", "nearest rows of the token table (cosine)"],

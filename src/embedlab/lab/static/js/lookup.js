@@ -66,7 +66,7 @@ function drawRow(page, [r, view]) {
   drawOneHot(page, view);
 }
 
-function drawMap(page, r) {
+async function drawMap(page, r) {
   const { coordinates, explained_variance_ratio: ratio } = r.projection;
   page.mapCaption.textContent = r.caption;
   const traces = r.theme_names.filter((theme) => r.themes.includes(theme)).map((theme) => {
@@ -80,7 +80,7 @@ function drawMap(page, r) {
     customdata: [r.words[r.highlight]], hoverinfo: "name",
     marker: { size: 20, symbol: "circle-open", color: colour("ink"), line: { width: 3 } } });
   const [a, b] = ratio.map((v) => `${(100 * v).toFixed(0)}%`);
-  plot(page.map, traces, { xaxis: { title: { text: `axis 1 (${a})` }, zeroline: false },
+  await plot(page.map, traces, { xaxis: { title: { text: `axis 1 (${a})` }, zeroline: false },
     yaxis: { title: { text: `axis 2 (${b})` }, zeroline: false }, height: 460 });
   if (!page.clickable) { // plotly gives the div .on() once it has drawn there; one handler is enough
     page.clickable = true;

@@ -1,6 +1,8 @@
 // Shows the simulation named in the URL's hash; each lives in its own module exporting render(root).
 // Before another page replaces it, the root gets a "leave" event: a page that polls or runs timers
 // listens for it (root.addEventListener("leave", stop, { once: true })) and stops.
+import { plotly } from "./plot.js";
+
 const names = [...document.querySelectorAll("#nav a")].map((a) => a.dataset.sim);
 
 async function show() {
@@ -14,6 +16,9 @@ async function show() {
   const sim = await import(`./${name}.js`);
   if (root.dataset.sim !== name) return; // a later hashchange took the page while this one loaded
   await sim.render(root);
+  // plotly.min.js loads in the background (plot.js); a page is ready once its first plots are drawn
+  // too. subtle: the page's own plot() calls waited on it first, so they have drawn by now.
+  await plotly().catch(() => null); // a failed load shows as the plots' own errors
   // subtle: a quick second hashchange can finish first; only the current one marks the page ready.
   if (root.dataset.sim === name) root.dataset.ready = "true";
 }

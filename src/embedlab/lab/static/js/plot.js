@@ -1,5 +1,24 @@
 // Plotly with the lab's look. Colours are lab.css's custom properties (--accent, --token, ...);
 // the theme groups' colours come from the API (config().themes).
+//
+// plotly.min.js (4.8 MB, served gzipped) is loaded in the background when a page first imports this
+// module, not in the page's <head>: the page's first API calls go out at once instead of after it
+// has been fetched and parsed, and a plot waits for it only if it has not arrived yet.
+
+let loading = null;
+// The Plotly global, once plotly.min.js has run (the first call adds its <script>).
+export function plotly() {
+  loading ??= new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = "/static/vendor/plotly.min.js";
+    script.async = true;
+    script.onload = () => resolve(window.Plotly);
+    script.onerror = () => reject(new Error("plotly.min.js could not be loaded"));
+    document.head.append(script);
+  });
+  return loading;
+}
+plotly(); // start now, alongside the page's first requests
 
 const css = getComputedStyle(document.documentElement);
 // The colour lab.css names `--${name}`.
@@ -16,8 +35,10 @@ const axis = (own = {}, fixed = false) => (fixed ? own : { automargin: true, ...
 const title = (own) => ({ yref: "container", y: 1, yanchor: "top", pad: { t: 6 }, ...(typeof own === "string" ? { text: own } : own) });
 
 // Draw (or redraw) a plotly chart in `div`; `layout` adds to the defaults (to its margin and axes too).
-export function plot(div, traces, layout = {}) {
-  return Plotly.react(div, traces, {
+// -> a promise of the div, drawn (await it before binding the div's plotly events: plotly gives it .on()
+// once it has drawn).
+export async function plot(div, traces, layout = {}) {
+  return (await plotly()).react(div, traces, {
     font: { family: "system-ui, sans-serif", size: 12 }, paper_bgcolor: "rgba(0,0,0,0)",
     plot_bgcolor: "rgba(0,0,0,0)", ...layout, margin: { l: 50, r: 20, t: 30, b: 40, ...layout.margin },
     xaxis: axis(layout.xaxis, isMap(layout)), yaxis: axis(layout.yaxis, isMap(layout)),

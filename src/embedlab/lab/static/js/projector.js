@@ -5,7 +5,7 @@
 // it moved.
 import { count, el, field, fixed, note, number, select, table } from "./dom.js";
 import { config, get, getArray, latest } from "./http.js";
-import { colour, plot } from "./plot.js";
+import { colour, plot, plotly } from "./plot.js";
 
 const VIEW = 0.06; // a searched key's 2-D view spans this share of the map's width and height
 const SCHEME_LABELS = { band: "frequency band", theme: "theme", norm: "row norm", moved: "moved (vs compared)" };
@@ -61,8 +61,10 @@ function build(root, tables, limits) {
       field("colour by", page.scheme), field("search", page.key), field("neighbours k", page.k)),
     page.status, page.caption, page.map, page.focus,
     el("h3", {}, "Compare with another table"),
-    el("p", {}, "The keys both tables hold, their rows turned onto each other (orthogonal Procrustes): how far " +
-      "each moved, and how many of its k nearest keys it kept (Jaccard@k, each list found in its own table)."),
+    el("p", { id: "proj-compare-note" }, "The keys both tables hold, their rows turned onto each other (orthogonal " +
+      "Procrustes): how far each moved, and how many of its k nearest keys it kept (Jaccard@k). Both neighbour " +
+      "lists are searched among the shared keys only, each in its own table's space, so a key one of them " +
+      "holds alone never shows in them."),
     el("div", { class: "controls" }, field("compare with", page.other)), page.comparison);
   return page;
 }
@@ -70,12 +72,19 @@ function build(root, tables, limits) {
 const focusParams = (page) => ({ table: page.source.value, key: page.key.value, k: page.k.value,
   method: page.method.value, dims: page.dims.value });
 
-// Ask for the table's info, keys, map and colouring; the schemes offered follow the table.
+// Ask for the table's info, keys, map and colouring; the schemes offered follow the table. A map not
+// made yet (UMAP's first use: a fit of a minute or two) is announced, and the old one taken away.
 async function load(page) {
   const table = page.source.value;
   const started = performance.now();
   const info = await get("/api/projector/info", { table });
   offer(page.scheme, page.other.value ? [...info.schemes, MOVED] : info.schemes);
+  const method = page.method.value, dims = Number(page.dims.value);
+  if (!info.made.includes(`${method}-${dims}`)) {
+    page.status.replaceChildren(note(firstUse(info, method, dims), { id: "proj-fitting", class: "note busy" }));
+    page.caption.textContent = "";
+    (await plotly()).purge(page.map);
+  }
   const scheme = page.scheme.value;
   const [keys, layout, colours] = await Promise.all([
     keysOf(table),
@@ -94,6 +103,12 @@ function offerOthers(page, tables) {
   page.other.value = others.includes(before) ? before : "";
 }
 
+function firstUse(info, method, dims) {
+  if (method === "pca") return `Computing the PCA of ${info.table}'s ${count(info.rows)} rows (first use)…`;
+  return `Fitting UMAP on ${count(info.umap_sample)} of ${info.table}'s ${count(info.rows)} rows, then placing ` +
+    `the others (${dims}-D, first use: a minute or two on a large table; the rest of the lab keeps working)…`;
+}
+
 const compare = (page) => (page.other.value ? get("/api/projector/compare", { table: page.source.value,
   other: page.other.value, k: page.k.value, top: MOVERS }) : null);
 
@@ -101,7 +116,8 @@ function showComparison(page, c) {
   if (!c) return;
   const rows = c.movers.map((m, i) => [i + 1, m.key, fixed(m.displacement), fixed(m.jaccard, 2),
     m.neighbours_a.slice(0, 4).join(", "), m.neighbours_b.slice(0, 4).join(", ")]);
-  const movers = table(["#", "key", "moved", `Jaccard@${c.k}`, `near in ${c.name_a}`, `near in ${c.name_b}`], rows);
+  const movers = table(["#", "key", "moved", `Jaccard@${c.k}`, `near in ${c.name_a} (shared keys)`,
+    `near in ${c.name_b} (shared keys)`], rows);
   movers.id = "proj-movers";
   for (const [i, tr] of [...movers.querySelectorAll("tr")].slice(1).entries()) {
     tr.classList.add("clickable");
@@ -109,7 +125,7 @@ function showComparison(page, c) {
   }
   page.comparison.replaceChildren(
     note(`${count(c.shared)} shared keys (${count(c.only_a)} only in ${c.name_a}, ${count(c.only_b)} only in ` +
-      `${c.name_b}; widths ${c.dim_a} and ${c.dim_b}). After alignment: residual ${fixed(c.residual)}, mean ` +
+      `${c.name_b}; widths ${count(c.dim_a)} and ${count(c.dim_b)}). After alignment: residual ${fixed(c.residual)}, mean ` +
       `displacement ${fixed(c.mean_displacement)} (0 = unmoved, 2 = opposite), mean Jaccard@${c.k} ` +
       `${fixed(c.mean_jaccard)}. The largest movers (click one to find it on the map):`, { id: "proj-compare-summary" }),
     movers);
@@ -146,7 +162,7 @@ async function draw(page, map) {
   });
   const drawn = performance.now() - started;
   const caption = layout.headers.get("X-Caption");
-  page.caption.textContent = `${count(n)} points of ${map.table} (${info.rows.toLocaleString("en-US")} × ${info.dim}). ` +
+  page.caption.textContent = `${count(n)} points of ${map.table} (${count(info.rows)} × ${count(info.dim)}). ` +
     `${caption}. Fetched in ${Math.round(map.fetched)} ms, drawn in ${Math.round(drawn)} ms.`;
   Object.assign(page.map.dataset, { points: n, fetchMs: Math.round(map.fetched), drawMs: Math.round(drawn) });
 }
@@ -212,6 +228,7 @@ async function highlight(page, map, focus) {
   const { layout, dims, keys } = map;
   const base = map.rows.length;
   const extra = page.map.data.length - base;
+  const Plotly = await plotly();
   if (extra > 0) await Plotly.deleteTraces(page.map, [...Array(extra).keys()].map((i) => base + i));
   const rows = Int32Array.from(focus.neighbours, (nb) => nb.row);
   await Plotly.addTraces(page.map, [
@@ -234,7 +251,8 @@ async function highlight(page, map, focus) {
 }
 
 // Centre the view on `point`: a window of VIEW of the map in 2-D, the camera's centre in 3-D.
-function fly(page, map, point) {
+async function fly(page, map, point) {
+  const Plotly = await plotly();
   const { values } = map.layout;
   const extent = [0, 1, 2].slice(0, map.dims).map((a) => {
     let lo = Infinity, hi = -Infinity;

@@ -146,9 +146,10 @@ function drawTable(page, t) {
 }
 
 function trainingNote(corpus) {
-  const parts = corpus.vocabularies.filter((v) => v.trained).map((v) => `${short(v.size)} in ${v.train_seconds.toFixed(1)} s`);
+  const trained = corpus.vocabularies.filter((v) => v.trained);
+  const parts = trained.map((v) => `${short(v.size)} in ${v.info.train_seconds.toFixed(1)} s`);
   if (!parts.length) return "";
-  const { lines, held_out } = corpus.vocabularies[0];
+  const { lines, held_out } = trained[0].info;
   return `Trained on ${corpus.name} (${count(lines)} lines; ${count(held_out)} more held out), each size once, ` +
     `then read from the lab's cache folder: ${parts.join(", ")}.`;
 }

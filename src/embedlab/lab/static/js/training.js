@@ -1,7 +1,7 @@
 // Training: a real word2vec run started from the page; the watched rows' 2-D map moves as snapshots arrive.
 import { count, el, field, number, select, themePicker } from "./dom.js";
 import { config, get, latest, post, shown } from "./http.js";
-import { bars, colour, plot, themeColour } from "./plot.js";
+import { bars, colour, plot, plotly, themeColour } from "./plot.js";
 
 const POLL_MS = 300; // state requests while a run goes
 const STEP_MS = 90; // one frame drawn per step, so a quick run still plays at a pace the eye can follow
@@ -97,7 +97,7 @@ function apply(page, s) {
     Object.assign(page, { run: s.run, frames: [], at: -1, drawn: -1, selected: null });
     page.frameLabel.textContent = "waiting for the first snapshot…";
     page.rowNote.textContent = ROW_HINT;
-    Plotly.purge(page.rowPlot);
+    plotly().then((Plotly) => Plotly.purge(page.rowPlot));
   }
   Object.assign(page, { status: s.status, tokens: s.tokens, tokenThemes: s.themes });
   for (const f of s.frames) if (f.index === page.frames.length) page.frames.push(f);
@@ -111,7 +111,7 @@ function apply(page, s) {
 
 function describe(s) {
   const p = s.progress;
-  const ended = `${s.status}${s.message ? `: ${s.message}` : ""}`;
+  const ended = s.message.startsWith(s.status) ? s.message : `${s.status}${s.message ? `: ${s.message}` : ""}`;
   if (s.status === "idle") return "No run yet: choose the settings and press Start.";
   if (!p) return s.status === "running" ? `Run ${s.run}: reading ${s.config.corpus} and counting its words…`
     : `Run ${s.run} ${ended}.`;
