@@ -12,13 +12,15 @@ import pytest
 import embedlab.lab.routes
 from embedlab.errors import MissingDataError
 from embedlab.lab import create_app
+from embedlab.lab.pages import PAGES
 from embedlab.sizing import PRESETS, EmbeddingLayout, count
 
 
 def test_index_nav_static_and_openapi(client):
     page = client.get("/")
-    assert page.status_code == 200 and "<nav" in page.text and 'href="#size"' in page.text
+    assert page.status_code == 200 and '<nav id="nav">' in page.text  # main.js fills it from /api/config
     assert client.get("/static/js/main.js").status_code == 200
+    assert client.get("/api/config").json()["pages"]["size"] == "Table size"
     plotly = client.get("/static/vendor/plotly.min.js")
     assert plotly.status_code == 200 and len(plotly.content) > 1_000_000  # the installed plotly.js
     paths = client.get("/openapi.json").json()["paths"]
@@ -96,18 +98,8 @@ def test_unknown_vectors_at_start_are_refused():
         create_app(["no/such/table"])
 
 
-# The pages whose routes validate, call sims/ and return (lab/routes/X.py imports nothing deeper).
-THREE_FILE_PAGES = [
-    "lookup",
-    "size",
-    "recipe",
-    "patches",
-    "tying",
-    "scale",
-    "geometry",
-    "gradients",
-    "attention",
-]
+# Every page's route validates, calls sims/ and returns (lab/routes/X.py imports nothing deeper).
+THREE_FILE_PAGES = list(PAGES)
 ROUTE_IMPORTS = ("fastapi", "typing", "__future__", "embedlab.lab.deps", "embedlab.lab.schemas", "embedlab.sims")
 
 

@@ -3,13 +3,18 @@ simulation, and each loads without console errors and answers one interaction.""
 
 from __future__ import annotations
 
+from embedlab.lab.pages import PAGES
+
 SIMULATIONS = ["lookup", "size", "recipe", "patches", "tying", "scale", "training", "subwords", "geometry",
                "gradients", "attention", "context", "arena", "projector"]  # fmt: skip
 
 
 def test_the_nav_lists_every_simulation(open_sim):
     page = open_sim("size")
-    assert [a.get_attribute("data-sim") for a in page.query_selector_all("nav a")] == SIMULATIONS
+    links = page.query_selector_all("nav a")
+    assert [a.get_attribute("data-sim") for a in links] == SIMULATIONS == list(PAGES)
+    assert [a.inner_text() for a in links] == list(PAGES.values())
+    assert page.get_attribute("nav a.active", "data-sim") == "size"
 
 
 def test_size_follows_its_controls(open_sim):

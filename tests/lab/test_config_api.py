@@ -12,8 +12,9 @@ from fastapi.testclient import TestClient
 from embedlab.data.themes import COLOURS, OTHER, THEMES
 from embedlab.errors import BusyError
 from embedlab.lab import create_app
+from embedlab.lab.pages import PAGES
 from embedlab.lab.routes import PAGE_ROUTES, training
-from embedlab.lab.routes.config import PAGES
+from embedlab.lab.routes.config import SIMS
 from embedlab.sims import attention, geometry, gradients, lookup, recipe, size, subwords, tying
 from embedlab.sims import training as sims_training
 from embedlab.sims.limits import MAX_TOKEN
@@ -23,22 +24,18 @@ NAV = ["lookup", "size", "recipe", "patches", "tying", "scale", "training", "sub
        "attention", "context", "arena", "projector"]  # fmt: skip
 
 
-def test_every_page_has_its_limits(client):
-    limits = client.get("/api/config").json()["limits"]
-    assert list(limits) == list(PAGES) == NAV
-    assert limits == {name: module.LIMITS for name, module in PAGES.items()}
-    assert [module.__name__ for module in PAGES.values()] == [f"embedlab.sims.{name}" for name in NAV]
+def test_every_page_has_its_title_and_limits(client):
+    answer = client.get("/api/config").json()
+    assert list(answer["pages"]) == list(answer["limits"]) == list(PAGES) == NAV
+    assert answer["pages"] == PAGES and all(answer["pages"].values())
+    assert answer["limits"] == {name: module.LIMITS for name, module in SIMS.items()}
+    assert [module.__name__ for module in SIMS.values()] == [f"embedlab.sims.{name}" for name in NAV]
 
 
-def test_the_routers_follow_the_nav():
+def test_a_page_is_its_three_files():
     assert [module.__name__ for module in PAGE_ROUTES] == [f"embedlab.lab.routes.{name}" for name in NAV]
-
-
-# A route module still holding a LIMITS (the pages not yet moved) holds the same one as its sims module.
-@pytest.mark.parametrize("module", PAGE_ROUTES, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
-def test_a_routes_own_limits_are_its_sims_modules(module):
-    name = module.__name__.rsplit(".", 1)[-1]
-    assert getattr(module, "LIMITS", PAGES[name].LIMITS) == PAGES[name].LIMITS
+    for name, route in zip(PAGES, PAGE_ROUTES, strict=True):  # limits live in the page's sims module only
+        assert getattr(route, "LIMITS", SIMS[name].LIMITS) is SIMS[name].LIMITS, route.__name__
 
 
 @pytest.mark.parametrize(

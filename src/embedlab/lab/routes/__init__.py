@@ -1,42 +1,15 @@
-"""One APIRouter per simulation family, in the order the page's nav lists them, and config's.
+"""One APIRouter per page (lab/pages.py names them, in the nav's order), and config's.
 
-config.py      /api/tables and /api/config: the served tables, every page's limits (from its sims module), the themes
-lookup.py size.py recipe.py patches.py tying.py scale.py training.py subwords.py geometry.py gradients.py
-attention.py context.py arena.py projector.py: one page each (lab/static/js/X.js <-> routes/X.py <-> sims/X.py)
+config.py  /api/tables and /api/config: the served tables, the pages with every page's limits (from
+           its sims module) and the themes
+NAME.py    one page each, for every NAME of lab/pages.py (lab/static/js/NAME.js <-> routes/NAME.py <->
+           sims/NAME.py): validate, call sims/, return
 """
 
-from embedlab.lab.routes import (
-    arena,
-    attention,
-    config,
-    context,
-    geometry,
-    gradients,
-    lookup,
-    patches,
-    projector,
-    recipe,
-    scale,
-    size,
-    subwords,
-    training,
-    tying,
-)
+from importlib import import_module
 
-PAGE_ROUTES = (  # each page's route module, in the nav's order
-    lookup,
-    size,
-    recipe,
-    patches,
-    tying,
-    scale,
-    training,
-    subwords,
-    geometry,
-    gradients,
-    attention,
-    context,
-    arena,
-    projector,
-)
+from embedlab.lab.pages import PAGES
+from embedlab.lab.routes import config
+
+PAGE_ROUTES = tuple(import_module(f"{__name__}.{name}") for name in PAGES)  # each page's route module
 ROUTERS = [config.router, *(page.router for page in PAGE_ROUTES)]

@@ -10,12 +10,9 @@ from fastapi import APIRouter
 
 from embedlab.lab.deps import ArenaDep
 from embedlab.lab.schemas import answer_model
-from embedlab.sims import arena as sims
 from embedlab.sims.arena import ArenaState
 
 router = APIRouter(prefix="/api/arena", tags=["arena"])
-
-LIMITS = sims.LIMITS  # read by /api/config
 
 
 @router.get("", response_model=answer_model(ArenaState))

@@ -7,47 +7,19 @@ them here and never retype them.
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from fastapi import APIRouter
 
 from embedlab.data.themes import COLOURS, OTHER, THEMES
 from embedlab.lab.deps import LabDep
+from embedlab.lab.pages import PAGES
 from embedlab.lab.schemas import LabConfig, TableList
-from embedlab.sims import (
-    arena,
-    attention,
-    context,
-    geometry,
-    gradients,
-    lookup,
-    patches,
-    projector,
-    recipe,
-    scale,
-    size,
-    subwords,
-    training,
-    tying,
-)
+from embedlab.sims import lookup
 
 router = APIRouter(prefix="/api", tags=["lab"])
 
-NAV = (
-    lookup,
-    size,
-    recipe,
-    patches,
-    tying,
-    scale,
-    training,
-    subwords,
-    geometry,
-    gradients,
-    attention,
-    context,
-    arena,
-    projector,
-)  # each page's sims module, in the nav's order
-PAGES = {module.__name__.rsplit(".", 1)[-1]: module for module in NAV}  # page name -> its sims module
+SIMS = {name: import_module(f"embedlab.sims.{name}") for name in PAGES}  # page name -> its sims module
 
 
 @router.get("/tables", response_model=TableList)
@@ -58,7 +30,7 @@ def tables(lab: LabDep) -> dict:
 
 @router.get("/config", response_model=LabConfig)
 def config() -> dict:
-    """Each page's limits (a bound, a [low, high] pair, or the choices) and the theme groups with
-    their colours."""
+    """The pages in the nav's order with their titles, each page's limits (a bound, a [low, high]
+    pair, or the choices) and the theme groups with their colours."""
     themes = {"names": list(THEMES), "other": OTHER, "chosen": lookup.CHOSEN, "colours": COLOURS}
-    return {"themes": themes, "limits": {name: module.LIMITS for name, module in PAGES.items()}}
+    return {"pages": PAGES, "themes": themes, "limits": {name: module.LIMITS for name, module in SIMS.items()}}

@@ -13,7 +13,6 @@ from embedlab.sims.context import MAX_HEAD, MAX_LAYER, MAX_TEXTS, MAX_WORD, MIN_
 
 router = APIRouter(prefix="/api/context", tags=["context"])
 
-LIMITS = sims.LIMITS  # read by /api/config
 EXAMPLE = ["he sat on the river bank and watched the water", "she paid the cheque into the bank"]
 
 

@@ -24,7 +24,6 @@ from embedlab.sims.projector import DIMS, MAX_K, MAX_MOVERS, PROJECTIONS, SCHEME
 
 router = APIRouter(prefix="/api/projector", tags=["projector"])
 
-LIMITS = sims.LIMITS  # read by /api/config
 
 Method = Annotated[str, Query(pattern="^(" + "|".join(PROJECTIONS) + ")$", description="pca (default) or umap")]
 Dims = Annotated[int, Query(ge=min(DIMS), le=max(DIMS), description="2 or 3")]

@@ -20,7 +20,6 @@ from embedlab.sims.subwords import MAX_TEXT, TextSplits, Vocabularies
 
 router = APIRouter(prefix="/api/subwords", tags=["subwords"])
 
-LIMITS = sims.LIMITS  # read by /api/config
 
 Text = Annotated[str, Query(min_length=1, max_length=MAX_TEXT, description=f"1..{MAX_TEXT} characters")]
 

@@ -14,12 +14,10 @@ from fastapi import APIRouter, Query
 
 from embedlab.lab.deps import LiveRunDep, ThemeNames, Token
 from embedlab.lab.schemas import StartRequest, answer_model
-from embedlab.sims import training
 from embedlab.sims.training import MAX_FRAMES, PageRun, TrainingOptions, TrainingState, WatchedRow
 
 router = APIRouter(prefix="/api/training", tags=["training"])
 
-LIMITS = training.LIMITS  # read by /api/config
 
 FrameIndex = Annotated[int, Query(ge=0, le=MAX_FRAMES)]
 

@@ -17,5 +17,6 @@ class Themes(Answer):
 
 
 class LabConfig(Answer):
+    pages: dict[str, str]  # page name -> its title, in the nav's order
     themes: Themes
     limits: dict[str, dict[str, Limit]]  # page -> name -> its bound, [low, high] or choices

@@ -1,9 +1,15 @@
 // Shows the simulation named in the URL's hash; each lives in its own module exporting render(root).
+// The nav lists the pages /api/config names (lab/pages.py), in its order, with their titles.
 // Before another page replaces it, the root gets a "leave" event: a page that polls or runs timers
 // listens for it (root.addEventListener("leave", stop, { once: true })) and stops.
+import { el } from "./dom.js";
+import { config } from "./http.js";
 import { plotly } from "./plot.js";
 
-const names = [...document.querySelectorAll("#nav a")].map((a) => a.dataset.sim);
+const { pages } = await config();
+const names = Object.keys(pages);
+document.getElementById("nav").replaceChildren(
+  ...names.map((name) => el("a", { href: `#${name}`, "data-sim": name }, pages[name])));
 
 async function show() {
   const name = names.includes(location.hash.slice(1)) ? location.hash.slice(1) : names[0];
