@@ -194,6 +194,15 @@ def test_an_incomplete_size_is_trained_again(tiny_corpus, tmp_path, train_calls)
     assert ladder.infos[300].vocab_size == ladder.tokenizers[300].vocab_size == 300
 
 
+def test_a_damaged_tokenizer_file_is_trained_again(tiny_corpus, tmp_path, train_calls):
+    VocabularyLadder.open(tiny_corpus, tmp_path, TINY_SIZES)
+    tokenizer = cache_file(tmp_path, "tiny.txt", 260, "json")
+    tokenizer.write_bytes(tokenizer.read_bytes()[:100])  # cut short, its meta.json still saying "whole"
+    ladder = VocabularyLadder.open(tiny_corpus, tmp_path, TINY_SIZES)
+    assert train_calls == [*TINY_SIZES, 260]  # only the damaged size again
+    assert ladder.tokenizers[260].vocab_size == ladder.infos[260].vocab_size == 260
+
+
 def test_files_of_the_first_version_are_not_read(tiny_corpus, tmp_path, train_calls):
     """Version 1 wrote CORPUS-SIZE.json, trained on every line: a ladder that found it would hand
     out vocabularies that had seen the held-out lines."""

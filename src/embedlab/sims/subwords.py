@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from embedlab.data.corpora import Corpus, missing_corpora, split_lines
-from embedlab.errors import InvalidValueError, check_int
+from embedlab.errors import FileFormatError, InvalidValueError, check_int
 from embedlab.files import atomic_write_text
 from embedlab.tokenizer.bytes import piece_bytes
 from embedlab.tokenizer.fast import FastTokenizer
@@ -167,13 +167,14 @@ class VocabularyLadder:
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         with _exclusive(folder / f"{corpus.name}.lock"):
-            missing = [size for size in sizes if stored(folder, corpus.name, size) is None]
+            tokenizers = {size: _load(folder, corpus.name, size) for size in sizes}
+            missing = [size for size, tokenizer in tokenizers.items() if tokenizer is None]
             if missing:
                 lines, held = split_lines(corpus)  # read once for every size (enwiki-sample: 2.9M characters)
                 for size in missing:
                     _train(corpus.name, lines, len(held), size, folder)
+                    tokenizers[size] = FastTokenizer.load(cache_file(folder, corpus.name, size, "json"))
         infos = {size: stored(folder, corpus.name, size) for size in sizes}
-        tokenizers = {size: FastTokenizer.load(cache_file(folder, corpus.name, size, "json")) for size in sizes}
         return cls(corpus.name, tokenizers, infos)
 
     def splits(self, text: str, leading_space: bool = True) -> TextSplits:
@@ -208,6 +209,18 @@ def stored(folder: str | Path, corpus: str, size: int) -> VocabularyInfo | None:
     except (OSError, ValueError, TypeError):
         return None  # missing, or from another version of this module: train again
     return info if cache_file(folder, corpus, size, "json").is_file() else None
+
+
+def _load(folder: Path, corpus: str, size: int) -> FastTokenizer | None:
+    """The stored vocabulary's tokenizer, or None if it is missing or damaged: then it is trained again
+    (the cache is the lab's own, so a damaged file there is rebuilt rather than reported)."""
+    if stored(folder, corpus, size) is None:
+        return None
+    try:
+        return FastTokenizer.load(cache_file(folder, corpus, size, "json"))
+    except FileFormatError as err:
+        log.warning("subword vocabulary %s-%d is damaged, training it again: %s", corpus, size, err)
+        return None
 
 
 def _train(corpus: str, lines: list[str], held_out: int, size: int, folder: Path) -> VocabularyInfo:
