@@ -269,6 +269,22 @@ def test_export_of_a_floret_table_writes_floret_bin_and_word2vec_text(trained, t
     np.testing.assert_allclose(vec.vectors, floret_vectors(model, model.words), **SAME)
 
 
+def test_export_writes_floret_text_vectors_by_extension_and_refuses_a_plain_table(trained, tmp_path, run_cli):
+    model, path = trained
+    out = tmp_path / "a.floret"
+    status, stdout, err = run_cli("export", str(path), "--out", str(out), "--json")
+    assert status == 0, err
+    assert json.loads(stdout)["format"] == "floret" and json.loads(stdout)["files"] == [str(out)]
+    assert out.read_text().splitlines()[0] == "1000 8 3 5 2 2166136261 < >"  # floret's header, as its tool writes
+    status, stdout, err = run_cli("export", str(path), "--out", str(out))
+    assert status == 2 and "--force" in err  # an existing file is replaced only with --force
+    plain = tmp_path / "plain.vec"
+    run_cli("export", str(path), "--out", str(plain))
+    status, stdout, err = run_cli("export", str(plain), "--out", str(tmp_path / "plain.floret"))
+    assert status == 2 and "cannot write" in err and "floret's text vectors" in err
+    assert not (tmp_path / "plain.floret").exists()
+
+
 def test_a_floret_table_saves_floret_text_vectors_as_floret_does(trained, tmp_path):
     model, path = trained
     theirs, ours = tmp_path / "theirs.floret", tmp_path / "ours.floret"

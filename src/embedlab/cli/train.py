@@ -129,7 +129,9 @@ def train(
     ] = None,
     checkpoint_every: Annotated[
         float,
-        typer.Option("--checkpoint-every", metavar="SECONDS", help="Seconds between checkpoints (and one per epoch)."),
+        typer.Option(
+            "--checkpoint-every", metavar="SECONDS", help="Seconds between checkpoints: the most work a kill loses."
+        ),
     ] = 60.0,
     evaluate: Annotated[
         bool, typer.Option("--evaluate/--no-evaluate", help="Score the table on WordSim, SimLex, Google.")

@@ -232,7 +232,7 @@ def export(
             )
         )
         return
-    typer.echo(f"wrote {len(table)} rows × {table.vector_size} as {format}: {', '.join(map(str, written))}")
+    typer.echo(f"wrote {len(table)} rows × {table.vector_size} as {chosen}: {', '.join(map(str, written))}")
 
 
 def _show_pairs(console: Console, vectors: str, results: dict[str, PairResult | None], spread: str | None) -> None:

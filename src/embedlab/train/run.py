@@ -21,8 +21,8 @@ The folder, once a run finishes:
                            "timings": seconds of setup (vocabulary), training, writing, evaluation
     checkpoint.pt          while running: the state `resume` continues from (removed at the end)
 
-A checkpoint is written atomically every `checkpoint_every` seconds and at each epoch's end but the
-last (the finished table is written then instead). It
+A checkpoint is written atomically every `checkpoint_every` seconds (a distributed run: at each
+epoch's end but the last, the finished table being written then instead), and when a run is stopped. It
 holds the whole state and a cursor (epoch, steps done in it); a resumed run re-reads the corpus,
 skips the steps already done and goes on. With one thread and a seed, a resumed word2vec run ends
 bit for bit where an uninterrupted one does.
@@ -216,9 +216,13 @@ def _run(run: RunState) -> RunResult:
                 break
         if not stopped:
             epoch, step = epoch + 1, 0
-        if stopped or epoch < config.epochs:  # after the last epoch the table itself is written next
-            run.checkpoint(epoch, step)  # (a subword run's is ~900 MB: 2 s saved; a kill while writing
-            last_save = time.perf_counter()  # resumes from the checkpoint before and ends the same)
+        # A stop always saves. A distributed run saves at each epoch's end but the last (where its ranks
+        # agree; the table is written after the last); a single process saves only by the clock above:
+        # a subword run's checkpoint is ~900 MB and 2 s, and an extra one at each epoch's end would not
+        # shorten the work a kill can lose below `checkpoint_every` seconds.
+        if stopped or (dist.world > 1 and epoch < config.epochs):
+            run.checkpoint(epoch, step)  # (a kill while writing resumes from the one before, ending the same)
+            last_save = time.perf_counter()
     run.timings["training"] = time.perf_counter() - start
     if not stopped and run.snapshots[-1][0] != job.done:
         run.snapshot()  # the last step was short of a snapshot boundary: the final rows still end the series

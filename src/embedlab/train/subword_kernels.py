@@ -281,6 +281,10 @@ def sgns_subword_chunk(ids, starts, bounds, w_in, w_out, offsets, rows, keep, cu
                         B += 1
                 if B == 0:
                     continue  # a one-word sentence: no pair to learn from
+                for c in range(B):  # this centre's output rows, and the next centre's input rows, load at once
+                    prefetch_rows(w_out, targets[c], 0, n_targets[c])
+                if i + 1 < n:
+                    prefetch_rows(w_in, rows, offsets[sentence[i + 1]], offsets[sentence[i + 1] + 1])
                 want_loss = loss_every > 0 and centres % loss_every == 0
                 centres += 1
                 word = sentence[i]

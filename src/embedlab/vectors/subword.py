@@ -193,9 +193,7 @@ class SubwordVectors(Vectors):
     def save_format(self, path: str | Path, format: str | None = None) -> str:
         """ "fasttext" for a .bin (word2vec binary cannot hold n-grams) and "floret" for a .floret,
         unless `format` says otherwise."""
-        if format is None and Path(path).suffix.lower() == ".floret":
-            return "floret"
-        chosen = format if format == "floret" else super().save_format(path, format)
+        chosen = super().save_format(path, format)
         return "fasttext" if format is None and chosen == "word2vec-bin" else chosen
 
     # ---- rows ----------------------------------------------------------------------------------

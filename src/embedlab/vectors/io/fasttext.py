@@ -318,10 +318,12 @@ def read_fasttext_table(path: str | Path) -> Table:
     return table_read_from(path, keys, vectors, model.counts[: model.nwords].tolist())
 
 
-def refuse_plain_table(table: Table, path: Path) -> list[Path]:
-    """What writing a plain Table as a fastText .bin does: refuse, before touching `path`."""
+def refuse_plain_table(table: Table, path: Path, format: str = "fasttext") -> list[Path]:
+    """What writing a plain Table in a subword format ("fasttext" .bin, "floret" text) does: refuse,
+    before touching `path`."""
+    what = "a fastText .bin" if format == "fasttext" else "floret's text vectors"
     raise InvalidValueError(
-        f"cannot write {path} as a fastText .bin: that format holds n-gram rows, and this table has only "
+        f"cannot write {path} as {what}: that format holds n-gram rows, and this table has only "
         "whole-word rows (write word2vec-bin, or train the table with --subwords)"
     )
 

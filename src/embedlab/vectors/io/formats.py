@@ -23,7 +23,8 @@ from embedlab.vectors.io import arrays, fasttext, hf, projector, word2vec
 from embedlab.vectors.io.table import Table
 
 FORMATS = ("word2vec", "word2vec-bin", "safetensors", "npy", "projector")  # a Table writes these; "hf" is read-only
-SUBWORD_FORMATS = ("fasttext",)  # written by a subword table (SubwordVectors.save): a plain Table has no n-grams
+SUBWORD_FORMATS = ("fasttext", "floret")  # written by SubwordVectors.save: a plain Table has no n-grams
+WRITE_ONLY_EXTENSIONS = {".floret": "floret"}  # floret's text vectors: written for spaCy, not read back
 RUN_TABLE = "vectors.safetensors"  # the table inside an `embedlab train` output folder
 RUN_SUBWORDS = "subwords.safetensors"  # a subword run's word and bucket rows, beside RUN_TABLE
 # file extension -> format, for reading and writing; a path without one is a projector folder on write
@@ -73,9 +74,9 @@ def write_table(table: Table, path: str | Path, format: str | None = None) -> li
     """
     if not isinstance(table, Table):
         raise InvalidValueError(f"table must be a Table; got {describe(table)}")
+    format = format_for(path) if format is None else check_choice("format", format, FORMATS + SUBWORD_FORMATS)
     if format in SUBWORD_FORMATS:
-        fasttext.refuse_plain_table(table, Path(path))
-    format = format_for(path) if format is None else check_choice("format", format, FORMATS)
+        fasttext.refuse_plain_table(table, Path(path), format)
     return _WRITERS[format](table, Path(path))
 
 
@@ -89,8 +90,10 @@ def format_for(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     if not suffix:
         return "projector"
+    if suffix in WRITE_ONLY_EXTENSIONS:
+        return WRITE_ONLY_EXTENSIONS[suffix]
     if suffix not in EXTENSIONS:
-        known = ", ".join(f"{ext} ({name})" for ext, name in EXTENSIONS.items())
+        known = ", ".join(f"{ext} ({name})" for ext, name in {**EXTENSIONS, **WRITE_ONLY_EXTENSIONS}.items())
         raise InvalidValueError(
             f"cannot tell the format of {path} from its extension {suffix!r}; known: {known}, or no extension "
             f"for a projector folder; or name the format ({', '.join(FORMATS)})"
