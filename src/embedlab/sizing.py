@@ -100,7 +100,7 @@ def adaptive_bands(vocab_size: int, dim: int, cutoffs: tuple[int, ...], div_valu
     for i, (_, width) in enumerate(bands):
         if width < 1:
             raise InvalidValueError(
-                f"band {i} would be {dim} // {div_value:g}^{i} = 0 wide: dim must be >= {div_value:g}^{i}, "
+                f"band {i} would be {dim} // {div_value:g}^{i} = 0 wide: dim must be >= {div_value**i:g}, "
                 f"or use fewer cutoffs or a smaller div_value; got dim {dim}"
             )
     return bands
