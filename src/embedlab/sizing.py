@@ -34,6 +34,10 @@ model, so that a table can be read as a share of the whole model.
 `check_memory` sets a size against this machine: the trainers call it with what their settings
 need before they allocate it, so "dim 10,000,000" is one line naming both figures, not numpy's
 traceback a minute later.
+
+The module runs past 400 lines and stays one: a layout's fields, their checks and the arithmetic
+that reads them are one thing to follow (a new kind of table adds a field, its check and its
+count side by side), and the CLI's help, the lab, the arena and the trainers import it without torch.
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ BYTES_PER_PARAM = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
 TABLES = ("token", "position", "segment", "output", "patch", "cls")
 
 # How a token table stores its V rows: one row each, or fewer numbers (layers/hashed.py,
-# layers/quotient_remainder.py, layers/adaptive.py).
+# layers/adaptive.py).
 VOCAB_TABLES = ("full", "hashed", "hash-embedding", "quotient-remainder", "adaptive")
 # How a quotient-remainder table combines an id's two rows; "mult" is Shi et al. 2020's default.
 QR_OPS = ("mult", "add", "concat")

@@ -1,8 +1,8 @@
 """PyTorch modules for every embedding layer; each file holds one concept.
 
 token.py       TokenEmbedding: ids -> rows, validated, with padding and init choices
-hashed.py      huge V in B < V rows: HashedEmbedding (the hashing trick), HashEmbedding (Svenstrup et al.)
-quotient_remainder.py  QuotientRemainderEmbedding: V ids from ceil(V/m) + m rows (Shi et al.)
+hashed.py      huge V in few rows: HashedEmbedding (the hashing trick), HashEmbedding (Svenstrup et al.),
+               QuotientRemainderEmbedding (V ids from ceil(V/m) + m rows, Shi et al.)
 adaptive.py    AdaptiveInput (frequency bands, D/div^i wide) and the AdaptiveSoftmax tied to it
 position.py    learned, sinusoidal and rotary positions (POSITIONS by name)
 segment.py     SegmentEmbedding: BERT's sentence A / B rows
@@ -14,7 +14,7 @@ attention.py   q·k scores, softmax weights, SelfAttention: where embeddings mee
 
 from embedlab.layers.adaptive import AdaptiveInput, AdaptiveOutput, AdaptiveSoftmax
 from embedlab.layers.attention import SelfAttention, qk_scores
-from embedlab.layers.hashed import HashedEmbedding, HashEmbedding, hash_ids
+from embedlab.layers.hashed import HashedEmbedding, HashEmbedding, QuotientRemainderEmbedding, hash_ids
 from embedlab.layers.head import LMHead
 from embedlab.layers.patch import PatchEmbedding, ViTEmbedding
 from embedlab.layers.position import (
@@ -24,7 +24,6 @@ from embedlab.layers.position import (
     SinusoidalPositions,
     apply_rotary,
 )
-from embedlab.layers.quotient_remainder import QuotientRemainderEmbedding
 from embedlab.layers.recipes import RECIPES, EmbeddingConfig, EmbeddingParts, InputEmbedding, recipe
 from embedlab.layers.segment import SegmentEmbedding
 from embedlab.layers.token import TokenEmbedding
