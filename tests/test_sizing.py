@@ -7,11 +7,21 @@ import json
 import math
 
 import pytest
+import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
 from embedlab.errors import EmbedlabError, InvalidValueError, UnknownNameError
 from embedlab.files import json_safe
+from embedlab.layers import (
+    AdaptiveInput,
+    AdaptiveSoftmax,
+    HashedEmbedding,
+    HashEmbedding,
+    QuotientRemainderEmbedding,
+    TokenEmbedding,
+)
+from embedlab.layers.head import count_parameters
 from embedlab.sizing import (
     BYTES_PER_PARAM,
     PRESETS,
@@ -392,3 +402,91 @@ def test_run_config_checks_the_tables_once_the_words_are_known():
     with pytest.raises(InvalidValueError, match=f"dim {dim:,} on 10,000 words"):
         config.check_memory(words=words)
     config.check_memory(words=10)  # the same width on 10 words fits
+
+
+# --- huge-vocabulary token tables: each count is its module's parameter count -------------------
+
+VOCAB_TABLES = [
+    (dict(hashed_rows=100), "hashed", lambda: HashedEmbedding(1000, 16, rows=100)),
+    (dict(hashed_rows=100, hash_count=3), "hash-embedding", lambda: HashEmbedding(1000, 16, rows=100, hash_count=3)),
+    (
+        dict(hashed_rows=100, hash_count=2, importance_rows=1000),
+        "hash-embedding",
+        lambda: HashEmbedding(1000, 16, rows=100, hash_count=2, importance_rows=1000),
+    ),
+    (dict(qr_buckets=32), "quotient-remainder", lambda: QuotientRemainderEmbedding(1000, 16, buckets=32)),
+    (
+        dict(qr_buckets=7, qr_op="concat"),
+        "quotient-remainder",
+        lambda: QuotientRemainderEmbedding(1000, 16, 7, "concat"),
+    ),
+    (dict(adaptive_cutoffs=(200, 600)), "adaptive", lambda: AdaptiveInput(1000, 16, (200, 600))),
+    (dict(adaptive_cutoffs=(1, 999), div_value=2.0), "adaptive", lambda: AdaptiveInput(1000, 16, (1, 999), 2.0)),
+    ({}, "full", lambda: TokenEmbedding(1000, 16)),
+]
+
+
+@pytest.mark.parametrize(
+    ("fields", "kind", "module"), VOCAB_TABLES, ids=lambda x: str(x) if isinstance(x, dict) else ""
+)
+def test_a_vocab_tables_count_is_its_modules(fields, kind, module):
+    report = count(text(1000, 16, **fields))
+    assert report.vocab_table == kind
+    assert report.token_params == sum(p.numel() for p in module().parameters())
+    assert report.output_params == (2 * 16 if kind == "adaptive" else 0)  # tied; adaptive: its 2 cluster rows
+    assert report.layout == text(1000, 16, **fields)  # the report gives its layout back
+    json.dumps(json_safe(dataclasses.asdict(report)))  # and reads as JSON
+
+
+@pytest.mark.parametrize("cutoffs", [(200, 600), (1,), (10, 20, 999)])
+@pytest.mark.parametrize("tied", [True, False])
+def test_an_adaptive_output_is_the_softmaxs(cutoffs, tied):
+    """Tied: our AdaptiveSoftmax adds its cluster rows; untied: torch's own adaptive softmax."""
+    report = count(text(1000, 64, adaptive_cutoffs=cutoffs, tied=tied))
+    emb = AdaptiveInput(1000, 64, cutoffs)
+    if tied:
+        head = AdaptiveSoftmax(emb)
+        assert report.output_params == count_parameters(emb, head) - count_parameters(emb) == len(cutoffs) * 64
+    else:
+        head = torch.nn.AdaptiveLogSoftmaxWithLoss(64, 1000, list(cutoffs), div_value=4.0)
+        assert report.output_params == sum(p.numel() for p in head.parameters())
+
+
+def test_a_hashed_128k_vocabulary_at_one_tenth_of_the_rows():
+    full = count(text(128_000, 1_024))
+    hashed = count(text(128_000, 1_024, hashed_rows=12_800))
+    assert (hashed.token_rows, hashed.token_params, hashed.bytes) == (12_800, 13_107_200, 52_428_800)
+    assert full.token_params == 10 * hashed.token_params
+    qr = count(text(128_000, 1_024, qr_buckets=358))  # m ≈ √V: 358 + 358 rows
+    assert (qr.token_rows, qr.token_params) == (716, 716 * 1_024)
+    k2 = count(text(128_000, 1_024, hashed_rows=12_800, hash_count=2))
+    assert (k2.importance_rows, k2.token_params) == (12_800, 12_800 * 1_024 + 12_800 * 2)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (dict(hashed_rows=11), r"hashed_rows must be between 1 and 10; got 11"),
+        (dict(hashed_rows=-1), r"hashed_rows must be >= 0; got -1"),
+        (dict(hash_count=0, hashed_rows=5), r"hash_count must be >= 1; got 0"),
+        (dict(hash_count=2), r"hash_count 2 needs hashed_rows >= 1; got 0"),
+        (dict(hashed_rows=5, importance_rows=3), r"importance_rows 3 needs hash_count >= 2"),
+        (dict(hashed_rows=5, qr_buckets=3), r"a token table is one kind; got hashed_rows and qr_buckets"),
+        (dict(qr_buckets=11), r"qr_buckets must be between 1 and 10; got 11"),
+        (dict(qr_buckets=3, qr_op="dot"), r"qr_op must be one of mult, add, concat; got 'dot'"),
+        (dict(qr_buckets=3, qr_op="concat", dim=7), r"dim must be even for concat .*; got 7"),
+        (dict(adaptive_cutoffs=(5, 3)), r"adaptive cutoffs must increase, each between 1 and 9; got 5,3"),
+        (dict(adaptive_cutoffs=(10,)), r"adaptive cutoff must be between 1 and 9; got 10"),
+        (dict(adaptive_cutoffs=(5,), div_value=0.0), r"div_value must be >= 1.0; got 0.0"),
+    ],
+)
+def test_bad_vocab_table(fields, message):
+    fields = {"vocab_size": 10, "dim": 8, **fields}
+    with pytest.raises(InvalidValueError, match=message) as info:
+        EmbeddingLayout(**fields)
+    assert "\n" not in str(info.value)
+
+
+def test_an_image_layout_has_no_vocab_table():
+    with pytest.raises(InvalidValueError, match=r"hashed_rows needs a text layout; got an image layout"):
+        EmbeddingLayout(dim=8, image_size=32, patch_size=16, hashed_rows=4)

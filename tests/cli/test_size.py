@@ -106,6 +106,34 @@ def test_list_presets_table(run_cli):
         assert name in out
 
 
+def test_a_hashed_128k_vocabulary_at_one_tenth_of_the_rows(run_cli):
+    code, out, err = run_cli("size", "--vocab", "128000", "--dim", "1024", "--hashed-rows", "12800", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert (d["vocab_table"], d["token_rows"], d["token_params"]) == ("hashed", 12_800, 12_800 * 1_024)
+    assert d["bytes"] == 4 * 12_800 * 1_024 == 52_428_800
+    code, out, _ = run_cli("size", "--vocab", "128000", "--dim", "1024", "--hashed-rows", "12800", "--hash-count", "2")
+    assert code == 0
+    assert "12800×1024 + 12800×2" in out and f"{12_800 * 1_026:,}" in out  # rows, and (K, k) importance weights
+    assert "128,000 ids hashed into 12,800 rows (10 ids a row)" in out
+
+
+def test_quotient_remainder_and_adaptive_options(run_cli):
+    code, out, _ = run_cli("size", "--preset", "llama-3-8b", "--qr-buckets", "359", "--qr-op", "add", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["token_params"] == (358 + 359) * 4096  # ceil(128,256 / 359) = 358 quotients
+    assert d["output_params"] == 128_256 * 4096  # the preset's untied head stays a full table
+    args = ("size", "--vocab", "128000", "--dim", "1024", "--adaptive-cutoffs", "20000,60000", "--div-value", "4")
+    code, out, _ = run_cli(*args, "--json")
+    d = json.loads(out)
+    bands = 20_000 * 1_024 + 40_000 * 256 + 68_000 * 64
+    assert d["token_params"] == bands + (256 + 64) * 1_024 == 35_399_680
+    assert (d["output_params"], d["adaptive_cutoffs"]) == (2 * 1_024, [20_000, 60_000])
+    code, out, _ = run_cli(*args)
+    assert code == 0 and "bands 1024/256/64" in out and "2×1024 clusters" in out
+
+
 BAD_INPUTS = [
     (["--preset", "nope"], "nope"),
     (["--vocab", "10", "--dim", "0"], "dim must be >= 1; got 0"),
@@ -114,6 +142,22 @@ BAD_INPUTS = [
     ([], "--preset"),  # nothing to size: the message says what to pass
     (["--vocab", "10"], "--dim"),
     (["--vocab", "10", "--dim", "x"], "--dim"),  # a parse error, not a library one
+    (
+        ["--vocab", "100", "--dim", "8", "--hashed-rows", "0"],
+        "'--hashed-rows': Input should be greater than or equal to 1",
+    ),
+    (["--vocab", "100", "--dim", "8", "--hashed-rows", "101"], "hashed_rows must be between 1 and 100; got 101"),
+    (["--vocab", "100", "--dim", "8", "--hashed-rows", "10", "--hash-count", "0"], "hash_count must be >= 1; got 0"),
+    (["--vocab", "100", "--dim", "8", "--qr-buckets", "101"], "qr_buckets must be between 1 and 100; got 101"),
+    (["--vocab", "100", "--dim", "7", "--qr-buckets", "9", "--qr-op", "concat"], "dim must be even for concat"),
+    (
+        ["--vocab", "100", "--dim", "8", "--adaptive-cutoffs", "60,20"],
+        "must increase, each between 1 and 99; got 60,20",
+    ),
+    (["--vocab", "100", "--dim", "8", "--adaptive-cutoffs", "20,100"], "cutoff must be between 1 and 99; got 100"),
+    (["--vocab", "100", "--dim", "8", "--adaptive-cutoffs", "2O"], "whole numbers separated by commas"),
+    (["--vocab", "100", "--dim", "8", "--adaptive-cutoffs", "20,40", "--div-value", "4"], "dim must be >= 16"),
+    (["--vocab", "100", "--dim", "8", "--hashed-rows", "10", "--qr-buckets", "9"], "one kind"),
 ]
 
 

@@ -4,6 +4,8 @@
     embedlab size --preset llama-2-7b --tied --dtype bf16
     embedlab size --vocab 100000 --dim 2048 --tied --positions learned --max-len 4096 --dtype fp16
     embedlab size --image-size 384 --patch-size 16 --dim 1024 --positions learned
+    embedlab size --vocab 128000 --dim 1024 --hashed-rows 12800          # hashed into 1/10 of the rows
+    embedlab size --vocab 128000 --dim 1024 --adaptive-cutoffs 20000,60000 --div-value 4
     embedlab size --list-presets --json
 
 The arithmetic lives in `embedlab.sizing`; this module only builds a layout from the options
@@ -20,7 +22,17 @@ import typer
 
 from embedlab.cli.options import JsonFlag
 from embedlab.errors import InvalidValueError
-from embedlab.sizing import BYTES_PER_PARAM, POSITION_KINDS, PRESETS, EmbeddingLayout, count, preset
+from embedlab.sizing import (
+    BYTES_PER_PARAM,
+    POSITION_KINDS,
+    PRESETS,
+    QR_OPS,
+    EmbeddingLayout,
+    adaptive_bands,
+    count,
+    preset,
+    qr_shapes,
+)
 
 if TYPE_CHECKING:
     from embedlab.sizing import SizeReport
@@ -67,6 +79,35 @@ def size(
     channels: Annotated[
         int | None, typer.Option("--channels", metavar="C", help="ViT: image channels. [default: 3]")
     ] = None,
+    hashed_rows: Annotated[
+        int | None, typer.Option("--hashed-rows", metavar="B", min=1, help="Hash the V ids into B rows (B <= V).")
+    ] = None,
+    hash_count: Annotated[
+        int | None,
+        typer.Option("--hash-count", metavar="K", help="Rows per id: 1 the hashing trick, >= 2 hash embeddings."),
+    ] = None,
+    importance_rows: Annotated[
+        int | None,
+        typer.Option("--importance-rows", metavar="N", min=1, help="Hash embeddings' weight rows. [default: B]"),
+    ] = None,
+    qr_buckets: Annotated[
+        int | None,
+        typer.Option("--qr-buckets", metavar="M", min=1, help="Quotient-remainder: ceil(V/M) + M rows (M <= V)."),
+    ] = None,
+    qr_op: Annotated[
+        str | None,
+        typer.Option("--qr-op", metavar="OP", help=f"How the two rows combine: {' | '.join(QR_OPS)}. [default: mult]"),
+    ] = None,
+    adaptive_cutoffs: Annotated[
+        str | None,
+        typer.Option(
+            "--adaptive-cutoffs", metavar="C,C", help="Adaptive input: first id of each band after the first."
+        ),
+    ] = None,
+    div_value: Annotated[
+        float | None,
+        typer.Option("--div-value", metavar="X", help="Adaptive: each band X times narrower. [default: 4]"),
+    ] = None,
     dtype: Annotated[
         str, typer.Option("--dtype", metavar="TYPE", help=f"Storage type: {' | '.join(BYTES_PER_PARAM)}.")
     ] = "fp32",
@@ -79,6 +120,10 @@ def size(
     --image-size, --patch-size and --dim for a ViT. Options given with --preset override that
     field of the preset: --preset llama-2-7b --tied sizes Llama 2 with a tied output head.
 
+    A huge vocabulary can keep fewer rows: hashed (--hashed-rows, --hash-count),
+    quotient-remainder (--qr-buckets, --qr-op) or adaptive input (--adaptive-cutoffs,
+    --div-value), each counted as its embedlab.layers module holds it.
+
     This is arithmetic on the layout: nothing is allocated, so any size can be counted,
     including ones far larger than this machine.
 
@@ -89,6 +134,7 @@ def size(
       embedlab size --vocab 100000 --dim 2048 --positions learned --max-len 4096
       embedlab size --preset gpt2 --untied --dtype fp16 --json
       embedlab size --image-size 224 --patch-size 16 --dim 768 --positions learned
+      embedlab size --vocab 128000 --dim 1024 --hashed-rows 12800
     """
     if list_presets:
         _print_presets(json_out)
@@ -103,6 +149,13 @@ def size(
         "image_size": image_size,
         "patch_size": patch_size,
         "in_channels": channels,
+        "hashed_rows": hashed_rows,
+        "hash_count": hash_count,
+        "importance_rows": importance_rows,
+        "qr_buckets": qr_buckets,
+        "qr_op": qr_op,
+        "adaptive_cutoffs": None if adaptive_cutoffs is None else _cutoffs(adaptive_cutoffs),
+        "div_value": div_value,
     }
     layout = _layout(preset_name, {k: v for k, v in overrides.items() if v is not None})
     report = count(layout, dtype)
@@ -110,6 +163,16 @@ def size(
         typer.echo(json.dumps(dataclasses.asdict(report)))  # every value is a plain int, float, str or dict
     else:
         _print_report(report, preset_name or "custom layout")
+
+
+def _cutoffs(text: str) -> tuple[int, ...]:
+    """ "20000,60000" -> (20000, 60000); the layout checks their order and range."""
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise InvalidValueError(
+            f"adaptive cutoffs must be whole numbers separated by commas (e.g. 20000,60000); got {text!r}"
+        ) from None
 
 
 def _layout(preset_name: str | None, given: dict[str, object]) -> EmbeddingLayout:
@@ -157,16 +220,39 @@ def _print_report(report: SizeReport, title: str) -> None:
 
 
 def _shapes(layout: EmbeddingLayout) -> dict[str, str]:
-    V, D, P, C = layout.vocab_size, layout.dim, layout.patch_size, layout.in_channels
+    D, P, C = layout.dim, layout.patch_size, layout.in_channels
     rows = layout.n_patches + 1 if layout.is_image else layout.max_len
     return {
-        "token": f"{V}×{D}",
+        "token": _token_shape(layout),
         "position": f"{rows}×{D}",
         "segment": f"{layout.n_segments}×{D}",
-        "output": f"{V}×{D}",
+        "output": _output_shape(layout),
         "patch": f"{D}×{C}×{P}×{P} + {D}",  # Conv2d weight and bias
         "cls": f"1×{D}",
     }
+
+
+def _token_shape(layout: EmbeddingLayout) -> str:
+    """The token table's shape, or its parts' for a smaller kind: "12800×1024" (hashed), "358×1024 + 358×1024"."""
+    V, D, kind = layout.vocab_size, layout.dim, layout.vocab_table
+    if kind == "hashed":
+        return f"{layout.hashed_rows}×{D}"
+    if kind == "hash-embedding":
+        return f"{layout.hashed_rows}×{D} + {layout.importance_rows}×{layout.hash_count}"
+    if kind == "quotient-remainder":
+        (q, w), (m, _) = qr_shapes(V, D, layout.qr_buckets, layout.qr_op)
+        return f"{q}×{w} + {m}×{w}"
+    if kind == "adaptive":
+        bands = adaptive_bands(V, D, layout.adaptive_cutoffs, layout.div_value)
+        return "bands " + "/".join(str(width) for _, width in bands)
+    return f"{V}×{D}"
+
+
+def _output_shape(layout: EmbeddingLayout) -> str:
+    if layout.vocab_table != "adaptive":
+        return f"{layout.vocab_size}×{layout.dim}"
+    clusters = f"{len(layout.adaptive_cutoffs)}×{layout.dim}"
+    return f"{clusters} clusters" if layout.tied else "adaptive softmax"
 
 
 def _notes(report: SizeReport) -> list[str]:
@@ -174,7 +260,19 @@ def _notes(report: SizeReport) -> list[str]:
     layout, notes = report.layout, []
     if layout.positions != "learned":
         notes.append(f"position: {layout.positions}, {_POSITION_NOTES[layout.positions]}")
-    if not layout.is_image and layout.tied:
+    V, kind = layout.vocab_size, layout.vocab_table
+    if kind in ("hashed", "hash-embedding"):
+        B, k = layout.hashed_rows, layout.hash_count
+        how = "one row each (the hashing trick)" if k == 1 else f"{k} rows each, mixed by learned weights"
+        notes.append(f"token: {V:,} ids hashed into {B:,} rows ({V / B:.3g} ids a row), {how}")
+    elif kind == "quotient-remainder":
+        notes.append(f"token: id i reads quotient row i // {layout.qr_buckets} and remainder row i % ")
+        notes[-1] += f"{layout.qr_buckets}, combined by {layout.qr_op}; no two ids share both"
+    elif kind == "adaptive":
+        notes.append(f"token: {report.token_rows:,} rows in frequency bands, each narrower one mapped to D")
+    if kind == "adaptive" and layout.tied:
+        notes.append("output: tied adaptive softmax, reusing the bands and maps; its cluster rows count here")
+    elif not layout.is_image and layout.tied:
         notes.append("output: tied, the head reuses the token table (counted once)")
     if layout.is_image:
         notes.append(f"patch: {layout.n_patches} patches; position rows include the CLS token")

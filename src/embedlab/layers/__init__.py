@@ -1,6 +1,9 @@
 """PyTorch modules for every embedding layer; each file holds one concept.
 
 token.py       TokenEmbedding: ids -> rows, validated, with padding and init choices
+hashed.py      huge V in few rows: HashedEmbedding (the hashing trick), HashEmbedding (Svenstrup et al.),
+               QuotientRemainderEmbedding (V ids from ceil(V/m) + m rows, Shi et al.)
+adaptive.py    AdaptiveInput (frequency bands, D/div^i wide) and the AdaptiveSoftmax tied to it
 position.py    learned, sinusoidal and rotary positions (POSITIONS by name)
 segment.py     SegmentEmbedding: BERT's sentence A / B rows
 recipes.py     InputEmbedding: token + position + segment, √D, LayerNorm, dropout (RECIPES by name)
@@ -9,7 +12,9 @@ head.py        LMHead: hidden states -> logits, tied to the token table or not
 attention.py   q·k scores, softmax weights, SelfAttention: where embeddings meet attention
 """
 
+from embedlab.layers.adaptive import AdaptiveInput, AdaptiveOutput, AdaptiveSoftmax
 from embedlab.layers.attention import SelfAttention, qk_scores
+from embedlab.layers.hashed import HashedEmbedding, HashEmbedding, QuotientRemainderEmbedding, hash_ids
 from embedlab.layers.head import LMHead
 from embedlab.layers.patch import PatchEmbedding, ViTEmbedding
 from embedlab.layers.position import (
@@ -24,6 +29,13 @@ from embedlab.layers.segment import SegmentEmbedding
 from embedlab.layers.token import TokenEmbedding
 
 __all__ = [
+    "AdaptiveInput",
+    "AdaptiveOutput",
+    "AdaptiveSoftmax",
+    "HashEmbedding",
+    "HashedEmbedding",
+    "QuotientRemainderEmbedding",
+    "hash_ids",
     "SelfAttention",
     "POSITIONS",
     "RECIPES",

@@ -138,8 +138,7 @@ class TokenEmbedding(nn.Module):
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """(...) int ids -> (..., D)."""
-        ids = _as_index(ids, self.id_name)
-        check_ids(ids, self.vocab_size, self.id_name, self.size_name)
+        ids = checked_ids(ids, self.vocab_size, self.id_name, self.size_name)
         x = F.embedding(ids, self.weight, self.padding_idx, self.max_norm, 2.0, False, self.sparse)
         if self.scale is not None:
             # subtle: cast the factor to the activation dtype first (Gemma's convention).
@@ -164,6 +163,16 @@ def _scale_factor(scale: str | float | None, dim: int) -> float | None:
         check_choice("scale", scale, ("sqrt_d",))
         return math.sqrt(dim)
     return check_float("scale", scale)
+
+
+def checked_ids(
+    ids: torch.Tensor, vocab_size: int, what: str = "token id", size_name: str = "vocab_size"
+) -> torch.Tensor:
+    """(...) ids of any integer dtype -> the same ids as int32 or int64, each checked to be in [0, V):
+    the one boundary check of every table that looks ids up (token, hashed, adaptive, ...)."""
+    ids = _as_index(ids, what)
+    check_ids(ids, vocab_size, what, size_name)
+    return ids
 
 
 def _as_index(ids: torch.Tensor, what: str) -> torch.Tensor:
