@@ -1,6 +1,7 @@
 """The strategy arena: lesson 001's six ways to embed, raced for real on this machine's tasks.
 
 strategies.py  the six strategies (lesson-scale and arena-scale layouts), the tasks, the budgets
+flops.py       training FLOPs per step counted from TinyLM's and the ViT's shapes: what a budget buys
 text.py        the text strategies: tokenizers, TinyLM at equal training time, bits per byte
 tokens.py      text as one id stream: the 256-byte tokenizer, the bytes behind each id
 bits.py        bits per byte: held-out loss spread over the bytes of each token, rare words' share
