@@ -25,10 +25,13 @@ torch.utils.flop_counter.FlopCounterMode on a real forward and backward step.
 
 from __future__ import annotations
 
-from embedlab.errors import check_int
+from collections.abc import Callable
+
+from embedlab.errors import InvalidValueError, check_choice, check_float, check_int
 from embedlab.models.lm import LMConfig
 from embedlab.models.vit import ViTConfig
 
+CLOCKS = ("flops", "wall")  # what a budget counts: training FLOPs, or seconds on this machine
 BACKWARD_FACTOR = 2  # backward FLOPs per forward FLOP: gradients of the inputs and of the weights
 
 
@@ -78,3 +81,34 @@ def vit_step_flops(config: ViTConfig, batch_size: int) -> int:
     """Training FLOPs of one ViT step on `batch_size` images: 3 × forward."""
     B = check_int("batch_size", batch_size, low=1)
     return (1 + BACKWARD_FACTOR) * B * vit_forward_flops(config)
+
+
+def steps_bought(budget_flops: float, step_flops: int) -> int:
+    """The whole training steps `budget_flops` pays for at `step_flops` a step (at least one).
+
+    >>> steps_bought(1e6, 300_000)
+    3
+    """
+    check_int("step_flops", step_flops, low=1)
+    steps = int(budget_flops // step_flops)
+    if steps < 1:
+        raise InvalidValueError(f"a budget of {budget_flops:.3g} FLOPs buys no step of {step_flops:,} FLOPs")
+    return steps
+
+
+def budget_meter(
+    clock: str, budget_flops: float, budget_seconds: float, step_flops: int
+) -> Callable[[int, float], float]:
+    """(steps done, training seconds spent) -> the share of the budget spent, 1 or more when it is.
+
+    Clock "flops": steps / steps_bought, the same at every load; clock "wall": seconds / budget_seconds.
+
+    >>> spent = budget_meter("flops", 1e6, 60.0, 300_000)
+    >>> spent(0, 0.0), spent(3, 1.5)
+    (0.0, 1.0)
+    """
+    if check_choice("clock", clock, CLOCKS) == "flops":
+        bought = steps_bought(budget_flops, step_flops)
+        return lambda steps, elapsed: steps / bought
+    seconds = check_float("seconds", budget_seconds, low=1e-3)
+    return lambda steps, elapsed: elapsed / seconds
