@@ -46,9 +46,15 @@ def test_which_tasks_apply():
 
 
 def test_results_over_seeds_and_not_applicable():
-    runs = {0: {"bits_per_byte": 2.0}, 1: {"bits_per_byte": 2.5}}
-    (lm,) = results(STRATEGIES["bytes"], "lm", runs)
+    runs = {
+        0: {"bits_per_byte": 2.0, "unigram_bits_per_byte": 5.0},
+        1: {"bits_per_byte": 2.5, "unigram_bits_per_byte": 5.0},
+    }
+    lm, untrained, unigram, over_untrained, over_unigram = results(STRATEGIES["bytes"], "lm", runs)
     assert (lm.value, lm.values, lm.spread, lm.seeds, lm.unit) == (2.25, [2.0, 2.5], [2.0, 2.5], [0, 1], "bits/byte")
+    assert (unigram.metric, unigram.value, over_unigram.metric) == ("unigram_bits_per_byte", 5.0, "gain_over_unigram")
+    assert (over_unigram.values, over_unigram.better) == ([3.0, 2.5], "higher")  # baseline less model
+    assert untrained.value is over_untrained.value is None and "no run measured" in over_untrained.reason
     (na,) = results(STRATEGIES["patch-16"], "lm", {})
     assert na.value is None and not na.applicable and "reads no text" in na.reason
     (na,) = results(STRATEGIES["bytes"], "image", runs)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from dataclasses import replace
 from itertools import islice
 
@@ -14,7 +15,7 @@ import pytest
 import torch
 from torch import nn
 
-from embedlab.arena.bits import rare_byte_mask, score, token_bits, word_spans
+from embedlab.arena.bits import rare_byte_mask, score, token_bits, unigram_bits, word_spans
 from embedlab.arena.flops import lm_step_flops
 from embedlab.arena.strategies import STRATEGIES, Budget, strategy
 from embedlab.arena.text import (
@@ -92,12 +93,16 @@ def test_every_tenth_line_is_held_out_and_each_part_is_cut_to_whole_lines(data):
     assert data.held_out_bytes == _bytes(data.held_out) <= BUDGET.eval_bytes < _bytes(held[: n_held + 1])
 
 
-def test_rare_words_are_the_held_out_words_seen_fewer_than_100_times_in_training(data):
+def test_rare_words_are_seen_1_to_10_times_in_training_and_unseen_words_apart(data):
     counts = count_words(data.train_lines)
     held_words = {word for line in data.held_out for _, _, word in word_spans(line)}
-    assert data.rare_words == {word for word in held_words if counts[word] < 100}  # the 'rare' band's ceiling
-    assert any(counts[word] == 0 for word in data.rare_words)  # unseen words are rare too
-    assert "the" in held_words and "the" not in data.rare_words
+    assert data.rare_words == {word for word in held_words if 1 <= counts[word] <= 10}  # RARE_BAND
+    assert data.unseen_words == {word for word in held_words if counts[word] == 0} != set()
+    assert "the" in held_words and "the" not in data.rare_words | data.unseen_words
+    # rarer than the old band (below 100, unseen included), which held most of a small corpus's text
+    rare_share = rare_byte_mask(data.held_out, data.rare_words).mean()
+    below_100 = rare_byte_mask(data.held_out, {word for word in held_words if counts[word] < 100}).mean()
+    assert 0.05 < rare_share < below_100 - 0.2, (rare_share, below_100)
 
 
 def test_the_split_is_read_back_from_its_file(data, folder):
@@ -176,17 +181,31 @@ def test_word_spans_are_utf8_byte_offsets_of_lowercased_words():
     assert all(raw[a:b].decode().lower() == word for a, b, word in spans)
 
 
-def test_rare_bits_are_each_tokens_bits_split_evenly_over_its_bytes():
+def test_rare_bits_are_each_tokens_bits_split_evenly_over_its_bytes_with_the_leading_space():
     # "the zyx cat\n" as the pieces "the", " zy", "x c", "at", "\n"; the first is not predicted
     lengths, bits = np.array([3, 3, 3, 2, 1]), np.array([6.0, 9.0, 4.0, 1.0])
     mask = rare_byte_mask(["the zyx cat"], {"zyx"})
-    assert np.flatnonzero(mask).tolist() == [4, 5, 6]  # z, y, x
+    assert np.flatnonzero(mask).tolist() == [3, 4, 5, 6]  # " zyx": the word and the space before it
     result = score(bits, lengths, mask)
     assert result.bits == 20.0 and result.bytes == 9 and result.bits_per_byte == pytest.approx(20 / 9)
-    # " zy" costs 6 bits, 2 on each of its bytes (z, y: 4); "x c" costs 9, 3 on each (x: 3)
-    assert (result.rare_bits, result.rare_bytes) == (7.0, 3) and result.rare_bits_per_byte == pytest.approx(7 / 3)
+    # " zy" costs 6 bits, 2 on each of its bytes (all three: 6); "x c" costs 9, 3 on each (x: 3)
+    assert (result.rare_bits, result.rare_bytes) == (9.0, 4) and result.rare_bits_per_byte == pytest.approx(9 / 4)
+    # the same word as bytes: its space is a token of its own, and counted as well
+    as_bytes = score(np.ones(11), np.ones(12, dtype=np.int64), mask)
+    assert as_bytes.rare_bytes == 4
     unscored = score(bits, lengths, rare_byte_mask(["the zyx cat"], {"the"}))  # "the" is the unpredicted token
     assert unscored.rare_bytes == 0 and math.isnan(unscored.rare_bits_per_byte)
+    # unseen words are scored apart, by their own mask
+    apart = score(bits, lengths, mask, rare_byte_mask(["the zyx cat"], {"cat"}))
+    # " cat": " c" of "x c" at 3 bits a byte, "at" at 2: 10 bits over 4 bytes
+    assert (apart.rare_bits, apart.unseen_bits, apart.unseen_bytes) == (9.0, 10.0, 4)
+    assert apart.unseen_bits_per_byte == 2.5
+
+
+def test_the_unigram_baseline_is_add_one_smoothed_token_frequencies():
+    train, held = np.array([0, 0, 0, 1, 2, 0]), np.array([3, 0, 1, 3])  # V = 4: token 3 never seen
+    p = {i: (c + 1) / (6 + 4) for i, c in Counter(train.tolist()).items()} | {3: 1 / 10}
+    np.testing.assert_allclose(unigram_bits(train, held, 4), [-math.log2(p[i]) for i in (0, 1, 3)])
 
 
 def test_score_refuses_lengths_that_do_not_match_the_tokens():
@@ -252,6 +271,17 @@ def test_a_bytes_run_starts_uniform_learns_and_measures_its_cost(data):
     assert run.tokens_per_input == pytest.approx(sizes.mean()) and run.attention_scores_per_input == (sizes**2).mean()
     assert run.eval_bytes == data.held_out_bytes - 1  # all held-out bytes but the first token's
     assert run.rare_bytes == rare_byte_mask(data.held_out, data.rare_words)[1:].sum() > 0
+    assert run.unseen_bytes == rare_byte_mask(data.held_out, data.unseen_words)[1:].sum() > 0
+    # baselines on the same tokens: the untrained model (the curve's first point: the same text here,
+    # held out < CURVE_BYTES) and the unigram model, whose bits a byte the test counts again
+    assert run.untrained_bits_per_byte == pytest.approx(curve[0, 1], abs=1e-12)
+    ids = encode_lines(ByteTokenizer(), data.held_out)
+    counts = Counter(encode_lines(ByteTokenizer(), data.train_lines).tolist())
+    n = sum(counts.values())
+    unigram = sum(-math.log2((counts[i] + 1) / (n + 256)) for i in ids[1:].tolist()) / (len(ids) - 1)
+    assert run.unigram_bits_per_byte == pytest.approx(unigram, rel=1e-12)
+    assert run.bits_per_byte < run.unigram_bits_per_byte < run.untrained_bits_per_byte  # 8 bits: uniform
+    assert run.unseen_bits_per_byte > run.rare_bits_per_byte > 0
     assert run.params_embedding == 256 * 64 == strategy("bytes").arena_params and run.vocab_size == 256
     assert run.latency_ms > 0 and run.bytes_per_second == run.tokens_per_second > 0 and run.train_seconds > 0
     json.dumps(run.to_dict(), allow_nan=False)
@@ -268,6 +298,7 @@ def test_a_bpe_run_starts_at_log2_v_per_token_and_learns(data, folder):
     assert run.bits_per_byte == pytest.approx(run.curve[-1][1], abs=1e-9)  # one model, one text: one figure
     assert run.train_bytes_seen > run.train_tokens  # a BPE token stands for more than one byte
     assert run.tokens_per_input == pytest.approx(np.mean([len(tokenizer.encode(line)) for line in data.held_out]))
+    assert run.untrained_bits_per_byte == pytest.approx(run.curve[0][1], abs=1e-12)
     # the same 32 bytes of context, in this tokenizer's tokens
     train_ids = encode_lines(tokenizer, data.train_lines)
     assert run.context_tokens == round(32 * len(train_ids) / data.train_bytes) < 32

@@ -4,10 +4,15 @@ A run is one strategy trained once with one seed (arena.text.run_text or arena.v
 the tasks read their figures from it:
 
     lm      held-out bits per byte (lower is better): comparable across tokenizations
-    rare    bits per byte on held-out bytes of words rare or absent in the training text
+    rare    bits per byte on the held-out bytes of words seen 1-10 times in the training text, and
+            apart on those of unseen words (each word with its leading space: bits.py)
     image   Fashion-MNIST test accuracy
     cost    embedding parameters at the lesson's scale and the arena's, tokens and attention
             scores per input, training throughput, inference latency
+
+Every quality figure comes with its two baselines, measured on the same tokens (the untrained
+model, a unigram model over the strategy's tokens), and the gains over them (baseline less model,
+in bits per byte: higher is better).
 
 `results(strategy, task, runs)` turns the runs of every seed into Results: the mean over seeds as
 `value`, each seed's figure in `seeds`, and min and max in `spread`. A strategy that cannot do a
@@ -23,10 +28,23 @@ from dataclasses import asdict, dataclass, field
 from embedlab.arena.strategies import TASKS, Strategy
 from embedlab.errors import InvalidValueError, check_choice
 
+
+def _with_baselines(field: str) -> tuple[tuple[str, str, str, str], ...]:
+    """A quality figure, its two baselines, and the gains over them ("a - b": run field a less b)."""
+    prefix = field.removesuffix("bits_per_byte")  # "", "rare_", "unseen_"
+    return (
+        (field, field, "bits/byte", "lower"),
+        (f"untrained_{field}", f"untrained_{field}", "bits/byte", "lower"),
+        (f"unigram_{field}", f"unigram_{field}", "bits/byte", "lower"),
+        (f"{prefix}gain_over_untrained", f"untrained_{field} - {field}", "bits/byte", "higher"),
+        (f"{prefix}gain_over_unigram", f"unigram_{field} - {field}", "bits/byte", "higher"),
+    )
+
+
 # task -> (metric, run field, unit, better) for every metric the task reports, its headline first
 METRICS: dict[str, tuple[tuple[str, str, str, str], ...]] = {
-    "lm": (("bits_per_byte", "bits_per_byte", "bits/byte", "lower"),),
-    "rare": (("rare_bits_per_byte", "rare_bits_per_byte", "bits/byte", "lower"),),
+    "lm": _with_baselines("bits_per_byte"),
+    "rare": (*_with_baselines("rare_bits_per_byte"), *_with_baselines("unseen_bits_per_byte")),
     "image": (("accuracy", "accuracy", "fraction", "higher"),),
     "cost": (
         ("embedding_params_arena", "params_embedding", "parameters", "lower"),
@@ -88,10 +106,18 @@ def results(strategy: Strategy, task: str, runs: dict[int, dict]) -> list[Result
 
 def _over_seeds(name: str, task: str, metric: str, key: str, unit: str, better: str, runs: dict[int, dict]) -> Result:
     # a figure a run could not measure (no rare word in a tiny held-out part) is None or NaN: left out
-    measured = {seed: runs[seed].get(key) for seed in sorted(runs)}
+    measured = {seed: _field(runs[seed], key) for seed in sorted(runs)}
     seeds = [seed for seed, value in measured.items() if value is not None and math.isfinite(value)]
     values = [float(measured[seed]) for seed in seeds]
     if not values:
         return Result(name, task, metric, None, unit, better, reason=f"no run measured {metric}")
     mean = sum(values) / len(values)
     return Result(name, task, metric, mean, unit, better, seeds, values, [min(values), max(values)])
+
+
+def _field(run: dict, key: str) -> float | None:
+    """A run's field, or "a - b": field a less field b (None if either is missing)."""
+    if " - " not in key:
+        return run.get(key)
+    a, b = (run.get(name) for name in key.split(" - "))
+    return None if a is None or b is None else a - b

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from embedlab.arena.bits import rare_byte_mask, score, token_bits, word_spans
+from embedlab.arena.bits import RARE_BAND, Bits, rare_byte_mask, score, token_bits, unigram_bits, word_spans
 from embedlab.arena.flops import budget_meter, lm_step_flops
 from embedlab.arena.strategies import Budget, Strategy
 from embedlab.arena.tokens import ByteTokenizer, encode_lines, token_lengths
@@ -43,9 +43,8 @@ from embedlab.models.lm import LMConfig, TinyLM, adamw, train_step, warmup_cosin
 from embedlab.tokenizer.fast import FastTokenizer
 from embedlab.tokenizer.vocab import SubwordTokenizer, count_words
 from embedlab.train.config import LM_FLOOR
-from embedlab.vectors.frequency import band
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: rare words seen 1-10 times, unseen words apart
 LR = 3e-3  # AdamW's peak, as the lm training method's default: trains this size well
 WARMUP_STEPS = 20  # a short linear warm-up; the rest of the schedule follows the budget spent
 CURVE_POINTS = 10  # learning-curve points after the untrained one, evenly spaced over the budget
@@ -62,15 +61,16 @@ class TextData:
     held_out: list[str]  # line i of the corpus when i % 10 == 9 (data.corpora.split_lines)
     train_bytes: int  # UTF-8 bytes of the training lines, each with its "\n"
     held_out_bytes: int  # the same for the held-out lines
-    rare_words: frozenset[str]  # held-out words (bits.word_spans) in the 'rare' frequency band of the training part
+    rare_words: frozenset[str]  # held-out words (bits.word_spans) seen bits.RARE_BAND times in the training part
+    unseen_words: frozenset[str]  # held-out words the training part never holds
     digest: str  # the first 12 hex digits of the training text's SHA-256: names the files made from it
 
 
 def prepare_text(budget: Budget, folder: Path) -> TextData:
     """The budget's corpus split by line (every 10th held out), each part cut to its byte budget.
 
-    A word is rare when its count in the training part falls in vectors.frequency's 'rare' band
-    (below 100); a word the training part never holds has count 0 and is rare too.
+    A held-out word is rare when the training part holds it RARE_BAND (1 to 10) times, unseen when
+    it holds it 0 times (bits.py says why).
     """
     corpus = open_corpus(budget.corpus)
     train_bytes = check_int("train_bytes", budget.train_bytes, low=1)
@@ -81,7 +81,8 @@ def prepare_text(budget: Budget, folder: Path) -> TextData:
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
         if stored["source"] == source:
-            return _text_data(corpus.name, stored["train"], stored["held_out"], frozenset(stored["rare"]))
+            rare, unseen = frozenset(stored["rare"]), frozenset(stored["unseen"])
+            return _text_data(corpus.name, stored["train"], stored["held_out"], rare, unseen)
     except (OSError, ValueError, KeyError, TypeError):
         pass  # missing or unreadable: make it again
     train, held = split_lines(corpus)
@@ -91,16 +92,22 @@ def prepare_text(budget: Budget, folder: Path) -> TextData:
             f"corpus {corpus.name!r} gives no whole line within train_bytes {train_bytes} and eval_bytes {eval_bytes}"
         )
     counts = count_words(train)
-    rare = frozenset(w for line in held for _, _, w in word_spans(line) if band(counts.get(w, 0)) == "rare")
+    held_words = {w for line in held for _, _, w in word_spans(line)}
+    low, high = RARE_BAND
+    rare = frozenset(w for w in held_words if low <= counts.get(w, 0) <= high)
+    unseen = frozenset(w for w in held_words if w not in counts)
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps({"source": source, "train": train, "held_out": held, "rare": sorted(rare)}))
-    return _text_data(corpus.name, train, held, rare)
+    stored = {"source": source, "train": train, "held_out": held, "rare": sorted(rare), "unseen": sorted(unseen)}
+    atomic_write_text(path, json.dumps(stored))
+    return _text_data(corpus.name, train, held, rare, unseen)
 
 
-def _text_data(corpus: str, train: list[str], held: list[str], rare: frozenset[str]) -> TextData:
+def _text_data(
+    corpus: str, train: list[str], held: list[str], rare: frozenset[str], unseen: frozenset[str]
+) -> TextData:
     text = "".join(f"{line}\n" for line in train).encode("utf-8")
     digest = hashlib.sha256(text).hexdigest()[:12]
-    return TextData(corpus, train, held, len(text), _size(held), rare, digest)
+    return TextData(corpus, train, held, len(text), _size(held), rare, unseen, digest)
 
 
 def _size(lines: list[str]) -> int:
@@ -146,8 +153,18 @@ class TextRun:
     seed: int
     device: str
     bits_per_byte: float  # held-out, all of budget.eval_bytes (bits.py: how bytes are counted)
-    rare_bits_per_byte: float  # on the bytes of held-out words rare or absent in training (NaN: none)
+    rare_bits_per_byte: (
+        float  # on the bytes of held-out words seen 1-10 times in training, with their spaces (NaN: none)
+    )
+    unseen_bits_per_byte: float  # the same for held-out words never seen in training
+    untrained_bits_per_byte: float  # the three figures for the model before its first step: a baseline
+    untrained_rare_bits_per_byte: float
+    untrained_unseen_bits_per_byte: float
+    unigram_bits_per_byte: float  # the three for a unigram model over the same tokens (bits.unigram_bits)
+    unigram_rare_bits_per_byte: float
+    unigram_unseen_bits_per_byte: float
     rare_bytes: int
+    unseen_bytes: int
     eval_bytes: int  # bytes scored: the held-out part's, less its first token's
     curve: list[list[float]]  # [training FLOPs spent, bits per byte on the first CURVE_BYTES held out]
     clock: str  # what the budget counted: "flops" or "wall"
@@ -250,6 +267,9 @@ def run_text(
         model.train()
         return bpb
 
+    masks = rare_byte_mask(data.held_out, data.rare_words), rare_byte_mask(data.held_out, data.unseen_words)
+    untrained = score(token_bits(model, held_ids, T), lengths[held_ids], *masks)
+    unigram = score(unigram_bits(train_ids, held_ids, tokenizer.vocab_size), lengths[held_ids], *masks)
     curve = [[0, curve_bpb()]]
     if on_progress is not None:
         on_progress(0.0, curve[-1][1])
@@ -271,17 +291,23 @@ def run_text(
         if on_progress is not None:
             on_progress(min(done, 1.0), curve[-1][1])
 
-    held = score(token_bits(model, held_ids, T), lengths[held_ids], rare_byte_mask(data.held_out, data.rare_words))
+    held = score(token_bits(model, held_ids, T), lengths[held_ids], *masks)
     inputs = tokenizer.encode_batch(data.held_out)  # lines without their "\n": one input each
     sizes = np.array([len(ids) for ids in inputs], dtype=np.float64)
     latency_inputs = [ids[:T] for ids in tokenizer.encode_batch(byte_windows(data.held_out, budget.context_bytes))]
     return TextRun(
-        strategy.name, budget.name, data.corpus, seed, str(device), held.bits_per_byte, held.rare_bits_per_byte,
-        held.rare_bytes, held.bytes, curve, budget.clock, steps * step_flops, step_flops, elapsed, steps,
-        budget.context_bytes, T, steps * B * T, bytes_seen, steps * B * T / elapsed, bytes_seen / elapsed,
+        strategy.name, budget.name, data.corpus, seed, str(device), *_figures(held), *_figures(untrained),
+        *_figures(unigram), held.rare_bytes, held.unseen_bytes, held.bytes, curve, budget.clock, steps * step_flops,
+        step_flops, elapsed, steps, budget.context_bytes, T, steps * B * T, bytes_seen,
+        steps * B * T / elapsed, bytes_seen / elapsed,
         float(sizes.mean()), float((sizes**2).mean()), _latency_ms(model, latency_inputs, device),
         count_parameters(model.embed.token, model.head), model.parameter_count(), rows, tokenizer.vocab_size,
     )  # fmt: skip
+
+
+def _figures(bits: Bits) -> tuple[float, float, float]:
+    """All held-out text, rare words, unseen words: bits per byte."""
+    return bits.bits_per_byte, bits.rare_bits_per_byte, bits.unseen_bits_per_byte
 
 
 def byte_windows(lines: list[str], size: int, count: int = LATENCY_INPUTS) -> list[str]:
