@@ -29,7 +29,7 @@ import torch
 
 from embedlab.arena.flops import CLOCKS
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strategy
-from embedlab.arena.tasks import results
+from embedlab.arena.tasks import orderings, results
 from embedlab.errors import FileFormatError, InvalidValueError, check_choice
 from embedlab.files import atomic_write_text, json_safe, read_json
 
@@ -168,17 +168,19 @@ class Race:
         return summary
 
     def summary(self, done: dict[tuple[str, int], dict]) -> dict:
-        """The JSON the race reports: strategies (both scales), tasks, every Result, the runs."""
+        """The JSON the race reports: strategies (both scales), tasks, every Result, the orderings
+        judged against seed noise (tasks.orderings), the runs."""
         rows = []
         for name in self.strategies:
             runs = {seed: run for (n, seed), run in done.items() if n == name}
             for task in self.tasks:
-                rows += [r.to_dict() for r in results(STRATEGIES[name], task, runs)]
+                rows += results(STRATEGIES[name], task, runs)
         return {
             "budget": asdict(self.budget),
             "device": self.device,
             "strategies": [STRATEGIES[name].to_dict() for name in self.strategies],
             "tasks": list(self.tasks),
-            "results": rows,
+            "results": [r.to_dict() for r in rows],
+            "orderings": orderings(rows),  # every pair's order on every metric: holds, contradicted, within noise
             "runs": [done[key] for key in sorted(done)],
         }

@@ -15,7 +15,8 @@ model, a unigram model over the strategy's tokens), and the gains over them (bas
 in bits per byte: higher is better).
 
 `results(strategy, task, runs)` turns the runs of every seed into Results: the mean over seeds as
-`value`, each seed's figure in `seeds`, and min and max in `spread`. A strategy that cannot do a
+`value`, each seed's figure in `seeds`, min and max in `spread`, and the mean's 95% Student t
+interval in `interval`. `orderings(results)` judges each pair's order against that noise. A strategy that cannot do a
 task (patches on text, bytes on images) gets one Result with `applicable` False and no value:
 never a zero that a chart would draw as a bar.
 """
@@ -25,6 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
+from embedlab.arena.noise import t_interval, verdict
 from embedlab.arena.strategies import TASKS, Strategy
 from embedlab.errors import InvalidValueError, check_choice
 
@@ -69,6 +71,7 @@ class Result:
     seeds: list[int] = field(default_factory=list)
     values: list[float] = field(default_factory=list)  # one per seed, in `seeds` order
     spread: list[float] | None = None  # [min, max] over seeds
+    interval: list[float] | None = None  # the mean's 95% interval over seeds (Student t); None for one seed
     applicable: bool = True
     reason: str | None = None  # why not, where not applicable
 
@@ -112,7 +115,27 @@ def _over_seeds(name: str, task: str, metric: str, key: str, unit: str, better: 
     if not values:
         return Result(name, task, metric, None, unit, better, reason=f"no run measured {metric}")
     mean = sum(values) / len(values)
-    return Result(name, task, metric, mean, unit, better, seeds, values, [min(values), max(values)])
+    interval = t_interval(values)
+    return Result(name, task, metric, mean, unit, better, seeds, values, [min(values), max(values)],
+                  None if interval is None else list(interval))  # fmt: skip
+
+
+def orderings(rows: list[Result]) -> list[dict]:
+    """Each measured ordering of two strategies on one metric, judged against seed noise: for every
+    pair whose means differ, {"task", "metric", "better", "winner", "loser", "verdict"}, the
+    verdict on "winner beats loser" over their shared seeds (noise.verdict)."""
+    out = []
+    for i, r in enumerate(rows):
+        for q in rows[i + 1 :]:
+            if (r.task, r.metric) != (q.task, q.metric) or r.value is None or q.value is None or r.value == q.value:
+                continue
+            win, lose = (r, q) if (r.value < q.value) == (r.better == "lower") else (q, r)
+            seeds = sorted(set(win.seeds) & set(lose.seeds))
+            a = [win.values[win.seeds.index(seed)] for seed in seeds]
+            b = [lose.values[lose.seeds.index(seed)] for seed in seeds]
+            out.append({"task": r.task, "metric": r.metric, "better": r.better, "winner": win.strategy,
+                        "loser": lose.strategy, "verdict": verdict(a, b, r.better)})  # fmt: skip
+    return out
 
 
 def _field(run: dict, key: str) -> float | None:

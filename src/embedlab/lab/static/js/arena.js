@@ -125,9 +125,9 @@ async function details(page, race, name) {
       ["embedding parameters", count(s.lesson.params), count(s.arena.params)],
       ["tokens per input", s.lesson.tokens_per_input, fixed(mine.find((r) => r.metric === "tokens_per_input")?.value ?? NaN, 1)],
     ]),
-    table(["task", "metric", "mean over seeds", "each seed", "unit"], mine.map((r) => [r.task,
+    table(["task", "metric", "mean over seeds", "each seed", "unit", "95% interval"], mine.map((r) => [r.task,
       r.metric.replaceAll("_", " "), figure(r.value, r.unit), r.values.map((v) => figure(v, r.unit)).join(", "),
-      r.unit])),
+      r.unit, r.interval ? r.interval.map((v) => figure(v, r.unit)).join(" – ") : "one seed"])),
     note(`Every figure: ${race.budget.name} race, seeds ${race.budget.seeds.join(", ")}, ` +
       `${spend(race.budget, s.kind)} of training on ` +
       (s.kind === "text" ? race.budget.corpus : `${count(race.budget.image_train)} Fashion-MNIST images`) + "."));
