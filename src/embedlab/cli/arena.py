@@ -1,8 +1,9 @@
 """`embedlab arena`: race the six embedding strategies of lesson 001 on real tasks.
 
 embedlab arena --quick --out runs/arena-quick          # about 3 minutes: a first look
-embedlab arena --out runs/arena                        # the full race (35 minutes here)
+embedlab arena --out runs/arena                        # the full race (3 seeds, about an hour here)
 embedlab arena --quick --tasks lm,cost --out runs/a --json
+embedlab arena --quick --clock wall --out runs/wall     # the same seconds per run, not the same FLOPs
 """
 
 from __future__ import annotations
