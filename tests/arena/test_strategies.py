@@ -9,7 +9,7 @@ import pytest
 
 from embedlab.arena.runner import RACE_FILE, Race
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, strategy
-from embedlab.arena.tasks import results
+from embedlab.arena.tasks import orderings, results
 from embedlab.errors import InvalidValueError, UnknownNameError
 from embedlab.sizing import count
 
@@ -46,15 +46,34 @@ def test_which_tasks_apply():
 
 
 def test_results_over_seeds_and_not_applicable():
-    runs = {0: {"bits_per_byte": 2.0}, 1: {"bits_per_byte": 2.5}}
-    (lm,) = results(STRATEGIES["bytes"], "lm", runs)
+    runs = {
+        0: {"bits_per_byte": 2.0, "unigram_bits_per_byte": 5.0},
+        1: {"bits_per_byte": 2.5, "unigram_bits_per_byte": 5.0},
+    }
+    lm, untrained, unigram, over_untrained, over_unigram = results(STRATEGIES["bytes"], "lm", runs)
     assert (lm.value, lm.values, lm.spread, lm.seeds, lm.unit) == (2.25, [2.0, 2.5], [2.0, 2.5], [0, 1], "bits/byte")
+    assert (unigram.metric, unigram.value, over_unigram.metric) == ("unigram_bits_per_byte", 5.0, "gain_over_unigram")
+    assert (over_unigram.values, over_unigram.better) == ([3.0, 2.5], "higher")  # baseline less model
+    assert untrained.value is over_untrained.value is None and "no run measured" in over_untrained.reason
     (na,) = results(STRATEGIES["patch-16"], "lm", {})
     assert na.value is None and not na.applicable and "reads no text" in na.reason
     (na,) = results(STRATEGIES["bytes"], "image", runs)
     assert na.value is None and "sees no image" in na.reason
     with pytest.raises(InvalidValueError, match="no finished run of bytes"):
         results(STRATEGIES["bytes"], "lm", {})
+
+
+def test_orderings_are_judged_against_seed_noise():
+    runs = {
+        "small-v-tied": {0: {"bits_per_byte": 2.10}, 1: {"bits_per_byte": 2.20}, 2: {"bits_per_byte": 2.15}},
+        "bpe-32k": {0: {"bits_per_byte": 2.30}, 1: {"bits_per_byte": 2.41}, 2: {"bits_per_byte": 2.33}},
+        "bytes": {0: {"bits_per_byte": 2.00}, 1: {"bits_per_byte": 2.45}, 2: {"bits_per_byte": 2.30}},
+    }
+    rows = [results(STRATEGIES[name], "lm", seeds)[0] for name, seeds in runs.items()]
+    assert rows[0].interval[0] < rows[0].value < rows[0].interval[1]
+    found = {(o["winner"], o["loser"]): o["verdict"] for o in orderings(rows)}
+    assert found == {("small-v-tied", "bpe-32k"): "holds", ("small-v-tied", "bytes"): "within noise",
+                     ("bytes", "bpe-32k"): "within noise"}  # fmt: skip
 
 
 def test_a_race_folder_holds_one_race(tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from dataclasses import replace
 from itertools import islice
 
@@ -14,12 +15,15 @@ import pytest
 import torch
 from torch import nn
 
-from embedlab.arena.bits import rare_byte_mask, score, token_bits, word_spans
+from embedlab.arena.bits import rare_byte_mask, score, token_bits, unigram_bits, word_spans
+from embedlab.arena.flops import lm_step_flops
 from embedlab.arena.strategies import STRATEGIES, Budget, strategy
 from embedlab.arena.text import (
     CURVE_POINTS,
     LR,
     build_model,
+    byte_windows,
+    context_tokens,
     learning_rate,
     prepare_text,
     run_text,
@@ -35,10 +39,10 @@ from embedlab.sizing import count
 from embedlab.tokenizer.bytes import piece_bytes
 from embedlab.tokenizer.vocab import count_words
 
-# A tiny race: seconds of training, a body of one layer, a sliver of enwiki-sample.
-BUDGET = Budget("test", "enwiki-sample", train_bytes=150_000, eval_bytes=12_000, text_seconds=2.0,
-                image_seconds=1.0, image_train=10, image_test=10, seeds=(0,), context=32, n_layers=1,
-                n_heads=2, batch_size=16)  # fmt: skip
+# A tiny race: a second or two of training, a body of one layer, a sliver of enwiki-sample.
+BUDGET = Budget("test", "enwiki-sample", train_bytes=150_000, eval_bytes=12_000, text_flops=2e10, image_flops=1e9,
+                text_seconds=2.0, image_seconds=1.0, image_train=10, image_test=10, seeds=(0,), context_bytes=32,
+                n_layers=1, n_heads=2, batch_size=16)  # fmt: skip
 UNIFORM_TOL = 0.1  # bits per byte: an untrained table (N(0, 0.02²) rows) scores all 256 bytes nearly alike
 UNIFORM_SHARE = 0.02  # the same for a BPE: within 2% of log2(V) bits per token
 TEXT_STRATEGIES = [s for s in STRATEGIES.values() if s.kind == "text"]
@@ -89,12 +93,16 @@ def test_every_tenth_line_is_held_out_and_each_part_is_cut_to_whole_lines(data):
     assert data.held_out_bytes == _bytes(data.held_out) <= BUDGET.eval_bytes < _bytes(held[: n_held + 1])
 
 
-def test_rare_words_are_the_held_out_words_seen_fewer_than_100_times_in_training(data):
+def test_rare_words_are_seen_1_to_10_times_in_training_and_unseen_words_apart(data):
     counts = count_words(data.train_lines)
     held_words = {word for line in data.held_out for _, _, word in word_spans(line)}
-    assert data.rare_words == {word for word in held_words if counts[word] < 100}  # the 'rare' band's ceiling
-    assert any(counts[word] == 0 for word in data.rare_words)  # unseen words are rare too
-    assert "the" in held_words and "the" not in data.rare_words
+    assert data.rare_words == {word for word in held_words if 1 <= counts[word] <= 10}  # RARE_BAND
+    assert data.unseen_words == {word for word in held_words if counts[word] == 0} != set()
+    assert "the" in held_words and "the" not in data.rare_words | data.unseen_words
+    # rarer than the old band (below 100, unseen included), which held most of a small corpus's text
+    rare_share = rare_byte_mask(data.held_out, data.rare_words).mean()
+    below_100 = rare_byte_mask(data.held_out, {word for word in held_words if counts[word] < 100}).mean()
+    assert 0.05 < rare_share < below_100 - 0.2, (rare_share, below_100)
 
 
 def test_the_split_is_read_back_from_its_file(data, folder):
@@ -173,17 +181,31 @@ def test_word_spans_are_utf8_byte_offsets_of_lowercased_words():
     assert all(raw[a:b].decode().lower() == word for a, b, word in spans)
 
 
-def test_rare_bits_are_each_tokens_bits_split_evenly_over_its_bytes():
+def test_rare_bits_are_each_tokens_bits_split_evenly_over_its_bytes_with_the_leading_space():
     # "the zyx cat\n" as the pieces "the", " zy", "x c", "at", "\n"; the first is not predicted
     lengths, bits = np.array([3, 3, 3, 2, 1]), np.array([6.0, 9.0, 4.0, 1.0])
     mask = rare_byte_mask(["the zyx cat"], {"zyx"})
-    assert np.flatnonzero(mask).tolist() == [4, 5, 6]  # z, y, x
+    assert np.flatnonzero(mask).tolist() == [3, 4, 5, 6]  # " zyx": the word and the space before it
     result = score(bits, lengths, mask)
     assert result.bits == 20.0 and result.bytes == 9 and result.bits_per_byte == pytest.approx(20 / 9)
-    # " zy" costs 6 bits, 2 on each of its bytes (z, y: 4); "x c" costs 9, 3 on each (x: 3)
-    assert (result.rare_bits, result.rare_bytes) == (7.0, 3) and result.rare_bits_per_byte == pytest.approx(7 / 3)
+    # " zy" costs 6 bits, 2 on each of its bytes (all three: 6); "x c" costs 9, 3 on each (x: 3)
+    assert (result.rare_bits, result.rare_bytes) == (9.0, 4) and result.rare_bits_per_byte == pytest.approx(9 / 4)
+    # the same word as bytes: its space is a token of its own, and counted as well
+    as_bytes = score(np.ones(11), np.ones(12, dtype=np.int64), mask)
+    assert as_bytes.rare_bytes == 4
     unscored = score(bits, lengths, rare_byte_mask(["the zyx cat"], {"the"}))  # "the" is the unpredicted token
     assert unscored.rare_bytes == 0 and math.isnan(unscored.rare_bits_per_byte)
+    # unseen words are scored apart, by their own mask
+    apart = score(bits, lengths, mask, rare_byte_mask(["the zyx cat"], {"cat"}))
+    # " cat": " c" of "x c" at 3 bits a byte, "at" at 2: 10 bits over 4 bytes
+    assert (apart.rare_bits, apart.unseen_bits, apart.unseen_bytes) == (9.0, 10.0, 4)
+    assert apart.unseen_bits_per_byte == 2.5
+
+
+def test_the_unigram_baseline_is_add_one_smoothed_token_frequencies():
+    train, held = np.array([0, 0, 0, 1, 2, 0]), np.array([3, 0, 1, 3])  # V = 4: token 3 never seen
+    p = {i: (c + 1) / (6 + 4) for i, c in Counter(train.tolist()).items()} | {3: 1 / 10}
+    np.testing.assert_allclose(unigram_bits(train, held, 4), [-math.log2(p[i]) for i in (0, 1, 3)])
 
 
 def test_score_refuses_lengths_that_do_not_match_the_tokens():
@@ -212,7 +234,7 @@ def test_the_arena_trains_as_it_did_before_its_step_moved():
     batches = list(islice(training_batches(ids, 32, 16, torch.Generator().manual_seed(0)), 12))
     assert [int(b.sum()) for b in batches] == BEFORE_THE_MOVE_SUMS
     torch.manual_seed(0)
-    model = build_model(strategy("bytes"), BUDGET)
+    model = build_model(strategy("bytes"), BUDGET, 32)
     optimizer = adamw(model, LR)
     # run_text's steps, with the share of training time spent k / 8 at step k
     losses = [train_step(model, optimizer, b, learning_rate(k, k / 8)).item() for k, b in enumerate(batches[:8])]
@@ -223,7 +245,7 @@ def test_the_arena_trains_as_it_did_before_its_step_moved():
 
 @pytest.mark.parametrize("text_strategy", TEXT_STRATEGIES, ids=lambda s: s.name)
 def test_the_embedding_counted_on_the_module_is_what_sizing_says(text_strategy):
-    model = build_model(text_strategy, BUDGET)
+    model = build_model(text_strategy, BUDGET, 32)
     assert (model.head.weight is model.token_table) == text_strategy.arena.tied  # a tied head is its table
     report = count(text_strategy.arena)
     embedding = count_parameters(model.embed.token, model.head)
@@ -237,16 +259,31 @@ def test_a_bytes_run_starts_uniform_learns_and_measures_its_cost(data):
     assert abs(curve[0, 1] - 8.0) < UNIFORM_TOL  # untrained: 8 bits for each byte
     assert run.bits_per_byte < 6.5 and curve[-1, 1] < curve[0, 1] - 1.0  # trained: well below uniform
     assert len(curve) == CURVE_POINTS + 1 and (np.diff(curve[:, 0]) > 0).all()
-    assert curve[-1, 0] == run.train_seconds >= BUDGET.text_seconds and run.steps > 0
-    assert run.train_tokens == run.steps * BUDGET.batch_size * BUDGET.context == run.train_bytes_seen
-    assert calls[0] == (0.0, curve[0, 1]) and calls[-1] == (run.train_seconds, curve[-1, 1])
+    # the budget buys whole steps: as many as fit, counted from the shapes
+    assert run.context_tokens == BUDGET.context_bytes == 32 and run.clock == "flops"
+    assert run.flops_per_step == lm_step_flops(build_model(strategy("bytes"), BUDGET, 32).config, BUDGET.batch_size)
+    assert run.steps == int(BUDGET.text_flops // run.flops_per_step) and curve[-1, 0] == run.train_flops
+    assert run.train_flops == run.steps * run.flops_per_step <= BUDGET.text_flops < run.train_flops + run.flops_per_step
+    assert run.train_tokens == run.steps * BUDGET.batch_size * 32 == run.train_bytes_seen
+    assert calls[0] == (0.0, curve[0, 1]) and calls[-1] == (1.0, curve[-1, 1])
     assert len(calls) == run.steps + 1 and all(a[0] <= b[0] for a, b in zip(calls, calls[1:], strict=False))
     sizes = np.array([len(line.encode("utf-8")) for line in data.held_out])  # one token a byte
     assert run.tokens_per_input == pytest.approx(sizes.mean()) and run.attention_scores_per_input == (sizes**2).mean()
     assert run.eval_bytes == data.held_out_bytes - 1  # all held-out bytes but the first token's
     assert run.rare_bytes == rare_byte_mask(data.held_out, data.rare_words)[1:].sum() > 0
+    assert run.unseen_bytes == rare_byte_mask(data.held_out, data.unseen_words)[1:].sum() > 0
+    # baselines on the same tokens: the untrained model (the curve's first point: the same text here,
+    # held out < CURVE_BYTES) and the unigram model, whose bits a byte the test counts again
+    assert run.untrained_bits_per_byte == pytest.approx(curve[0, 1], abs=1e-12)
+    ids = encode_lines(ByteTokenizer(), data.held_out)
+    counts = Counter(encode_lines(ByteTokenizer(), data.train_lines).tolist())
+    n = sum(counts.values())
+    unigram = sum(-math.log2((counts[i] + 1) / (n + 256)) for i in ids[1:].tolist()) / (len(ids) - 1)
+    assert run.unigram_bits_per_byte == pytest.approx(unigram, rel=1e-12)
+    assert run.bits_per_byte < run.unigram_bits_per_byte < run.untrained_bits_per_byte  # 8 bits: uniform
+    assert run.unseen_bits_per_byte > run.rare_bits_per_byte > 0
     assert run.params_embedding == 256 * 64 == strategy("bytes").arena_params and run.vocab_size == 256
-    assert run.latency_ms > 0 and run.bytes_per_second == run.tokens_per_second > 0
+    assert run.latency_ms > 0 and run.bytes_per_second == run.tokens_per_second > 0 and run.train_seconds > 0
     json.dumps(run.to_dict(), allow_nan=False)
 
 
@@ -261,23 +298,42 @@ def test_a_bpe_run_starts_at_log2_v_per_token_and_learns(data, folder):
     assert run.bits_per_byte == pytest.approx(run.curve[-1][1], abs=1e-9)  # one model, one text: one figure
     assert run.train_bytes_seen > run.train_tokens  # a BPE token stands for more than one byte
     assert run.tokens_per_input == pytest.approx(np.mean([len(tokenizer.encode(line)) for line in data.held_out]))
+    assert run.untrained_bits_per_byte == pytest.approx(run.curve[0][1], abs=1e-12)
+    # the same 32 bytes of context, in this tokenizer's tokens
+    train_ids = encode_lines(tokenizer, data.train_lines)
+    assert run.context_tokens == round(32 * len(train_ids) / data.train_bytes) < 32
+
+
+def test_the_context_is_the_same_bytes_for_every_tokenizer():
+    assert [context_tokens(256, 8_000_000, n) for n in (8_000_000, 3_000_000, 2_500_000)] == [256, 96, 80]
+    # the text "aéb\n" in windows of 2 bytes: "a" and half of "é", the other half and "b"; halves dropped
+    assert byte_windows(["aéb"], 2, count=3) == ["a", "b"]
+    assert byte_windows(["the cat", "sat"], 4) == ["the ", "cat\n", "sat\n"]
 
 
 def test_a_bpe_short_of_its_size_keeps_the_strategys_table(data, folder):
     large = strategy("large-v-untied")
     tokenizer = tokenizer_for(large, data, folder)
     assert tokenizer.vocab_size < large.arena.vocab_size  # 150 kB of text holds fewer than 32,000 merges
-    run = run_text(large, replace(BUDGET, text_seconds=0.3), 0, data, tokenizer)
+    run = run_text(large, replace(BUDGET, text_flops=4e9), 0, data, tokenizer)
     assert (run.vocab_size, run.tokenizer_vocab_size) == (large.arena.vocab_size, tokenizer.vocab_size)
     assert run.params_embedding == 2 * 32_000 * 64 == large.arena_params
 
 
-def test_the_seed_fixes_the_initial_model(data):
-    short = replace(BUDGET, text_seconds=0.05)
+def test_the_seed_fixes_the_run_and_the_wall_clock_is_an_option(data):
+    short = replace(BUDGET, text_flops=2e9)
     first, same, other = (run_text(strategy("bytes"), short, seed, data, ByteTokenizer()) for seed in (0, 0, 1))
-    assert first.curve[0] == same.curve[0] and first.curve[0][1] != other.curve[0][1]
+    assert first.curve == same.curve and first.bits_per_byte == same.bits_per_byte
+    assert first.curve[0][1] != other.curve[0][1]
+    wall = run_text(strategy("bytes"), replace(BUDGET, clock="wall", text_seconds=0.2), 0, data, ByteTokenizer())
+    assert wall.clock == "wall" and wall.train_seconds >= 0.2 and wall.train_flops == wall.steps * wall.flops_per_step
+
+
+def test_a_budget_that_buys_no_step_is_refused(data):
+    with pytest.raises(InvalidValueError, match="a budget of 1e\\+06 FLOPs buys no step of"):
+        run_text(strategy("bytes"), replace(BUDGET, text_flops=1e6), 0, data, ByteTokenizer())
 
 
 def test_too_little_training_text_for_one_batch_is_refused(data):
     with pytest.raises(InvalidValueError, match="too few for one batch of 100000 windows of 32"):
-        run_text(strategy("bytes"), replace(BUDGET, batch_size=100_000), 0, data, ByteTokenizer())
+        run_text(strategy("bytes"), replace(BUDGET, batch_size=100_000, text_flops=1e20), 0, data, ByteTokenizer())

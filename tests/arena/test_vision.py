@@ -10,22 +10,21 @@ import json
 import pytest
 import torch
 
+from embedlab.arena.flops import vit_step_flops
 from embedlab.arena.strategies import BUDGETS, STRATEGIES
 from embedlab.arena.vision import BATCH_SIZE, CURVE_POINTS, lr_factor, normaliser, pixel_baseline, run_image
 from embedlab.data.fashion import load_fashion
 from embedlab.errors import InvalidValueError
+from embedlab.models.vit import ViTConfig
 from embedlab.sizing import count
 
-# Four seconds of training on 2,000 images, scored on 500; chance is 0.1. On 2 idle cores 2-px
-# patches (196 tokens) take ~16 steps and reach ~0.3, 4-px patches ~100 steps and ~0.6; with the
-# cores shared by a second run, ~0.25 and ~0.5 in 3 s. The floors leave room for a busy machine
-# (fewer steps in the same seconds) without letting an untrained model pass.
-TINY = dataclasses.replace(BUDGETS["quick"], name="tiny", image_seconds=4.0, image_train=2_000, image_test=500)
+# 2e11 training FLOPs on 2,000 images, scored on 500; chance is 0.1. 2-px patches (196 tokens,
+# 11.3 GFLOPs a step) buy 17 steps and reach ~0.3, 4-px patches (2.1 GFLOPs a step) 93 steps and
+# ~0.6 (a few seconds each on 2 cores). The steps are the budget's, whatever the load; the floors
+# leave room for another CPU's round-off without letting an untrained model pass.
+TINY = dataclasses.replace(BUDGETS["quick"], name="tiny", image_flops=2e11, image_train=2_000, image_test=500)
 FLOOR = {"patch-16": 0.18, "patch-32": 0.35}
 TOKENS = {"patch-16": 197, "patch-32": 50}
-# The clock is read after each step: training overruns the budget by at most one step, which is
-# well under a second at these sizes.
-OVERRUN_S = 2.0
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +45,8 @@ def test_accuracy_is_far_above_chance_and_the_curve_rises(runs, name):
     assert run.accuracy > FLOOR[name]
     times = [t for t, _ in run.curve]
     accuracies = [a for _, a in run.curve]
-    assert times[0] == 0.0 and accuracies[0] < 0.2  # untrained: one class for every image
-    assert times == sorted(times) and times[-1] == pytest.approx(run.train_seconds, abs=1e-3)
+    assert times[0] == 0 and accuracies[0] < 0.2  # untrained: one class for every image
+    assert times == sorted(times) and times[-1] == run.train_flops
     assert 3 <= len(run.curve) <= CURVE_POINTS + 1
     assert accuracies[-1] > accuracies[0] + 0.1
     assert max(accuracies) > FLOOR[name]
@@ -64,21 +63,30 @@ def test_costs_are_the_lessons_counts_and_sizings(runs, name):
 
 
 @pytest.mark.parametrize("name", ["patch-16", "patch-32"])
-def test_time_steps_and_throughput_agree(runs, name):
+def test_flops_steps_time_and_throughput_agree(runs, name):
     run, calls = runs[name]
-    assert TINY.image_seconds <= run.train_seconds < TINY.image_seconds + OVERRUN_S
-    assert run.steps >= 2 and run.images_seen == run.steps * BATCH_SIZE
+    config = ViTConfig(28, STRATEGIES[name].arena.patch_size, 1, 64, TINY.n_layers, TINY.n_heads, 10)
+    assert run.clock == "flops" and run.flops_per_step == vit_step_flops(config, BATCH_SIZE)
+    assert run.steps == int(TINY.image_flops // run.flops_per_step) >= 2  # the whole steps the budget buys
+    assert run.train_flops == run.steps * run.flops_per_step and run.images_seen == run.steps * BATCH_SIZE
     assert run.images_per_second == pytest.approx(run.images_seen / run.train_seconds)
     assert run.latency_ms > 0
-    # progress: first before any training, then once per step with the latest curve point
+    # progress: first before any training, then once per step with the share spent and the latest curve point
     assert calls[0] == (0.0, None) and len(calls) == run.steps + 1
     assert [t for t, _ in calls] == sorted(t for t, _ in calls)
-    assert calls[-1] == (run.train_seconds, run.curve[-1][1])
+    assert calls[-1] == (1.0, run.curve[-1][1])
     assert json.loads(json.dumps(dataclasses.asdict(run)))["accuracy"] == run.accuracy  # plain JSON
 
 
-def test_four_px_patches_train_faster_than_two_px(runs):
+def test_the_wall_clock_is_an_option():
+    wall = dataclasses.replace(TINY, clock="wall", image_seconds=0.5)
+    run = run_image(STRATEGIES["patch-32"], wall, seed=0)
+    assert run.clock == "wall" and run.train_seconds >= 0.5 and run.train_flops == run.steps * run.flops_per_step
+
+
+def test_four_px_patches_buy_more_steps_than_two_px(runs):
     # 4× the tokens and 16× the attention scores: each 2-px step costs several 4-px steps.
+    assert runs["patch-32"][0].steps > 4 * runs["patch-16"][0].steps
     assert runs["patch-32"][0].images_per_second > 2 * runs["patch-16"][0].images_per_second
 
 

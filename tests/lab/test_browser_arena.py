@@ -21,7 +21,8 @@ def test_the_arena_page_shows_the_race(open_sim, quick_race, lab_cache):
     # language modelling: four text bars, the two patch strategies marked n/a, not drawn as zero
     assert page.evaluate(f"{BARS}.data[0].y.filter((y) => y !== null).length") == 4
     assert page.evaluate(f"{BARS}.layout.annotations.map((a) => a.text)") == ["n/a", "n/a"]
-    bpb = {r["strategy"]: r["value"] for r in summary["results"] if r["task"] == "lm" and r["value"] is not None}
+    lm = [r for r in summary["results"] if (r["task"], r["metric"]) == ("lm", "bits_per_byte")]
+    bpb = {r["strategy"]: r["value"] for r in lm if r["value"] is not None}
     assert page.evaluate(f"{BARS}.data[0].y[3]") == bpb["bytes"]
     page.select_option("#arena-task", "image")
     page.wait_for_function(f"() => {BARS}.layout.annotations.length === 4")

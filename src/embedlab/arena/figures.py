@@ -2,7 +2,7 @@
 
 TASK.png     one bar per strategy for the task's headline metric, the seeds' spread as an error
              bar, "n/a" where the task does not apply (never a zero-height bar)
-curves.png   held-out bits per byte (text) and test accuracy (images) against training time
+curves.png   held-out bits per byte (text) and test accuracy (images) against training FLOPs
 """
 
 from __future__ import annotations
@@ -55,10 +55,10 @@ def _curves(summary: dict, labels: dict[str, str], path: Path) -> Path:
     for ax, kind in zip(axes[0], kinds, strict=False):
         for run in summary["runs"]:
             if run.get("curve") and _kind(run) == kind:
-                seconds, values = zip(*run["curve"], strict=True)
-                ax.plot(seconds, values, marker=".", label=f"{labels[run['strategy']]} (seed {run['seed']})")
+                flops, values = zip(*run["curve"], strict=True)
+                ax.plot(flops, values, marker=".", label=f"{labels[run['strategy']]} (seed {run['seed']})")
         title, unit = panels[kind]
-        ax.set(title=title, xlabel="training seconds", ylabel=unit)
+        ax.set(title=title, xlabel="training FLOPs", ylabel=unit)
         ax.legend(fontsize=7)
     return _save(fig, path)
 

@@ -22,13 +22,14 @@ import json
 import logging
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import torch
 
+from embedlab.arena.flops import CLOCKS
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strategy
-from embedlab.arena.tasks import results
+from embedlab.arena.tasks import orderings, results
 from embedlab.errors import FileFormatError, InvalidValueError, check_choice
 from embedlab.files import atomic_write_text, json_safe, read_json
 
@@ -43,14 +44,13 @@ DEVICES = ("cpu", "cuda")
 @dataclass(frozen=True)
 class RaceEvent:
     """What the race is doing, for a progress bar: `stage` is "preparing" (splitting the corpus,
-    training a tokenizer), "training" (`elapsed` of `seconds` training time, `value` the latest
-    curve point), "finished" or "resumed" (a run read back from its file)."""
+    training a tokenizer), "training" (`done` of the run's budget spent, `value` the latest curve
+    point), "finished" or "resumed" (a run read back from its file)."""
 
     strategy: str
     seed: int
     stage: str
-    elapsed: float = 0.0
-    seconds: float = 0.0
+    done: float = 0.0  # the share of the run's budget spent, 0 to 1 (FLOPs, or seconds with clock "wall")
     value: float | None = None
 
 
@@ -63,11 +63,14 @@ class Race:
     @classmethod
     def open(
         cls, folder: str | Path, budget: Budget | str = "quick", strategies: Sequence[str] | None = None,
-        tasks: Sequence[str] | None = None, device: str = "cpu", force: bool = False,
+        tasks: Sequence[str] | None = None, device: str = "cpu", force: bool = False, clock: str | None = None,
     ) -> Race:  # fmt: skip
-        """A race in `folder`: a new one, or the one already there if it has the same setting."""
+        """A race in `folder`: a new one, or the one already there if it has the same setting.
+        `clock` ("flops" or "wall") replaces the budget's."""
         if isinstance(budget, str):
             budget = BUDGETS[check_choice("budget", budget, tuple(BUDGETS))]
+        if clock is not None:
+            budget = replace(budget, clock=check_choice("clock", clock, CLOCKS))
         names = tuple(strategy(name).name for name in (strategies or STRATEGIES))
         tasks = tuple(check_choice("task", task, TASKS) for task in (tasks or TASKS))
         device = check_choice("device", device, DEVICES)
@@ -139,10 +142,9 @@ class Race:
                 continue
             s = STRATEGIES[name]
             emit(RaceEvent(name, seed, "preparing"))
-            seconds = self.budget.text_seconds if s.kind == "text" else self.budget.image_seconds
 
-            def progress(elapsed: float, value: float | None, name=name, seed=seed, seconds=seconds) -> None:
-                emit(RaceEvent(name, seed, "training", elapsed, seconds, value))
+            def progress(done: float, value: float | None, name=name, seed=seed) -> None:
+                emit(RaceEvent(name, seed, "training", done, value))
 
             if s.kind == "text":
                 from embedlab.arena import text  # imported here: the image-only race needs none of it
@@ -156,7 +158,7 @@ class Race:
                 run = vision.run_image(s, self.budget, seed, self.device, progress)
             done[name, seed] = record = {"strategy": name, "seed": seed, "budget": self.budget.name, **asdict(run)}
             atomic_write_text(self.run_file(name, seed), json.dumps(json_safe(record)))
-            emit(RaceEvent(name, seed, "finished", seconds, seconds))
+            emit(RaceEvent(name, seed, "finished", 1.0))
         summary = self.summary(done)
         summary = json_safe(summary)  # a NaN (no rare bytes held out, say) is null in JSON
         atomic_write_text(self.folder / RESULTS_FILE, json.dumps(summary, indent=1))
@@ -166,17 +168,19 @@ class Race:
         return summary
 
     def summary(self, done: dict[tuple[str, int], dict]) -> dict:
-        """The JSON the race reports: strategies (both scales), tasks, every Result, the runs."""
+        """The JSON the race reports: strategies (both scales), tasks, every Result, the orderings
+        judged against seed noise (tasks.orderings), the runs."""
         rows = []
         for name in self.strategies:
             runs = {seed: run for (n, seed), run in done.items() if n == name}
             for task in self.tasks:
-                rows += [r.to_dict() for r in results(STRATEGIES[name], task, runs)]
+                rows += results(STRATEGIES[name], task, runs)
         return {
             "budget": asdict(self.budget),
             "device": self.device,
             "strategies": [STRATEGIES[name].to_dict() for name in self.strategies],
             "tasks": list(self.tasks),
-            "results": rows,
+            "results": [r.to_dict() for r in rows],
+            "orderings": orderings(rows),  # every pair's order on every metric: holds, contradicted, within noise
             "runs": [done[key] for key in sorted(done)],
         }

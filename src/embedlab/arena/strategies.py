@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from embedlab.arena.flops import CLOCKS
 from embedlab.errors import check_choice, unknown_name
 from embedlab.sizing import EmbeddingLayout, count
 
@@ -116,25 +117,51 @@ def strategy(name: str) -> Strategy:
 
 @dataclass(frozen=True)
 class Budget:
-    """How much of everything one race spends. Every text strategy gets the same training time
-    (equal compute on one machine), every image strategy likewise; `seeds` repeat each run."""
+    """How much of everything one race spends; `seeds` repeat each run.
+
+    With clock "flops" (the default) every text strategy gets the same training compute,
+    `text_flops`, counted from the model's shapes (arena/flops.py), and every image strategy
+    `image_flops`: a run trains for the whole steps its budget buys, so the same seed gives the
+    same run on any load, and the same numbers on the same machine. With clock "wall" each trains
+    for `text_seconds` / `image_seconds` of this machine's time instead (a busy machine buys fewer
+    steps). Either way a run reports its FLOPs, steps and seconds.
+
+    Every text strategy predicts from the same `context_bytes` of text: its context in tokens is
+    that many bytes in its tokens, context_bytes / (mean bytes per token of the training part),
+    rounded (arena.text.context_tokens).
+    """
 
     name: str
     corpus: str  # the built-in corpus the text strategies learn from
     train_bytes: int  # of the corpus's training part (the held-out part is every 10th line)
     eval_bytes: int  # of the held-out part, for bits per byte
-    text_seconds: float  # training time per text strategy and seed
+    text_flops: float  # training FLOPs per text strategy and seed (clock "flops")
+    image_flops: float  # the same per image strategy and seed
+    text_seconds: float  # training time per text strategy and seed (clock "wall")
     image_seconds: float
     image_train: int  # training images used (of 60,000)
     image_test: int  # test images scored (of 10,000)
     seeds: tuple[int, ...]
-    context: int = 64  # tokens per training window, the same for every tokenization
+    context_bytes: int = 256  # bytes of text every text strategy predicts from
     n_layers: int = 2
     n_heads: int = 4
-    batch_size: int = 32
+    batch_size: int = 32  # windows of context_bytes: about the same text per step for every tokenizer
+    clock: str = "flops"  # "flops" | "wall"
+
+    def __post_init__(self) -> None:
+        check_choice("clock", self.clock, CLOCKS)
 
 
+# The FLOPs keep the wall-clock race's run lengths on the 2-core development machine. Its full race
+# (an idle machine) did 40-55 GFLOP/s by arena/flops.py's count for text and 52-61 for images, so
+# 8e12 is about 180 s a text run and 6.5e12 about 120 s an image run; the quick race's 5e11 and 8e11
+# are its 12 and 15 s. Each run reports its seconds beside its FLOPs.
+QUICK_TEXT_FLOPS, QUICK_IMAGE_FLOPS = 5e11, 8e11
+FULL_TEXT_FLOPS, FULL_IMAGE_FLOPS = 8e12, 6.5e12
 BUDGETS: dict[str, Budget] = {
-    "quick": Budget("quick", "enwiki-sample", 600_000, 60_000, 12.0, 15.0, 10_000, 2_000, (0,)),
-    "full": Budget("full", "gcide", 8_000_000, 400_000, 180.0, 120.0, 60_000, 10_000, (0, 1)),
-}
+    "quick": Budget("quick", "enwiki-sample", 600_000, 60_000, text_flops=QUICK_TEXT_FLOPS,
+                    image_flops=QUICK_IMAGE_FLOPS, text_seconds=12.0, image_seconds=15.0, image_train=10_000,
+                    image_test=2_000, seeds=(0,)),
+    "full": Budget("full", "gcide", 8_000_000, 400_000, text_flops=FULL_TEXT_FLOPS, image_flops=FULL_IMAGE_FLOPS,
+                   text_seconds=180.0, image_seconds=120.0, image_train=60_000, image_test=10_000, seeds=(0, 1, 2)),
+}  # fmt: skip

@@ -4,14 +4,14 @@
     run.accuracy, run.tokens_per_input        # e.g. 0.8, 50
 
 Both patch sizes get the same body (embedlab.models.vit: D = strategy.arena.dim, the budget's
-layers and heads), the same optimiser and schedule, and the same wall-clock training time. The
-schedule is a function of the fraction of that time spent, not of the step count, so both sizes
-warm up and decay over the same seconds even though 2-px patches (196 tokens) make a step about
-five times dearer than 4-px ones (49 tokens). Pauses to score the learning curve are not counted
-as training time.
+layers and heads), the same optimiser and schedule, and the same training compute (budget.image_flops,
+counted by arena/flops.py; or the same seconds with clock "wall"). The schedule is a function of the
+share of that budget spent, so both sizes warm up and decay over the same compute even though
+2-px patches (196 tokens) make a step about five times dearer than 4-px ones (49 tokens): they
+buy fewer steps. Pauses to score the learning curve are not counted as training time.
 
 What a run measures: test accuracy on the budget's first `image_test` test images, a learning
-curve (accuracy on a fixed slice of them against training seconds), training throughput, the
+curve (accuracy on a fixed slice of them against training FLOPs), training throughput, the
 median latency of classifying one image, and the costs the lesson tabulates (tokens and
 attention scores per input, the patch projection's parameters). For scale, each run also
 carries a multinomial logistic regression on the same pixels (`pixel_baseline`).
@@ -29,18 +29,19 @@ from functools import lru_cache
 import torch
 import torch.nn.functional as F
 
+from embedlab.arena.flops import budget_meter, vit_step_flops
 from embedlab.arena.strategies import STRATEGIES, Budget, Strategy
 from embedlab.data.fashion import CLASSES, FILES, load_fashion
-from embedlab.errors import InvalidValueError, check_choice, check_float, check_int
+from embedlab.errors import InvalidValueError, check_choice, check_int
 from embedlab.models.vit import ViT, ViTConfig
 from embedlab.train.config import LM_FLOOR
 
 DEVICES = ("cpu", "cuda")
-BATCH_SIZE = 64  # small: in a time budget more updates beat larger batches (trials: 32, 64, 128)
+BATCH_SIZE = 64  # small: on a fixed budget more updates beat larger batches (trials: 32, 64, 128)
 PEAK_LR = 2e-3  # AdamW at D = 64
 WEIGHT_DECAY = 0.05  # ViT's usual; matters little in runs this short
-WARMUP = 0.05  # fraction of the training time spent ramping the learning rate up from zero
-CURVE_POINTS = 10  # learning-curve points after the untrained one, evenly spaced in training time
+WARMUP = 0.05  # fraction of the budget spent ramping the learning rate up from zero
+CURVE_POINTS = 10  # learning-curve points after the untrained one, evenly spaced over the budget
 CURVE_IMAGES = 500  # at most this many test images score each curve point (a tenth of image_test)
 LATENCY_IMAGES = 32  # single-image forward passes timed for the median latency (after 3 unmeasured)
 EVAL_BATCH = 64  # faster than larger batches at 197 tokens on 2 cores (attention memory)
@@ -58,7 +59,10 @@ class ImageRun:
     except the attention scores (tokens², what one head of one layer computes per input)."""
 
     accuracy: float  # on the first n_test test images
-    curve: list[list[float]]  # [train_seconds, accuracy on the curve slice]: at 0, then CURVE_POINTS more
+    curve: list[list[float]]  # [training FLOPs spent, accuracy on the curve slice]: at 0, then CURVE_POINTS more
+    clock: str  # what the budget counted: "flops" or "wall"
+    train_flops: int  # steps × flops_per_step (arena/flops.py)
+    flops_per_step: int
     train_seconds: float  # wall-clock training time (curve pauses excluded)
     steps: int
     images_seen: int  # steps × batch, repeats counted: more than n_train once an epoch is done
@@ -84,18 +88,19 @@ def run_image(
     device: str = "cpu",
     on_progress: Callable[[float, float | None], None] | None = None,
 ) -> ImageRun:
-    """Train the ViT of an image `strategy` for `budget.image_seconds` and measure it.
+    """Train the ViT of an image `strategy` on `budget.image_flops` of compute (or for
+    `budget.image_seconds` with clock "wall") and measure it.
 
-    `on_progress(train_seconds, latest_curve_accuracy_or_None)` is called after every step and
-    every curve point. `seed` fixes the initial weights and the order of the training images;
-    the run is not bit-reproducible, since the time budget decides where training stops.
+    `on_progress(share of the budget spent, latest_curve_accuracy_or_None)` is called before the
+    first step and after every step. `seed` fixes the initial weights and the order of the training
+    images; with the flops clock the same seed gives the same run (to float round-off on another
+    CPU), with the wall clock the machine's speed decides where training stops.
     """
     if not strategy.applies_to("image"):
         images = ", ".join(name for name, s in STRATEGIES.items() if s.applies_to("image"))
         raise InvalidValueError(f"strategy {strategy.name!r} is a {strategy.kind} strategy; images are for {images}")
     seed = check_int("seed", seed, low=0)
     device = _check_device(device)
-    seconds = check_float("image_seconds", budget.image_seconds, low=0.1)
     n_train = check_int("image_train", budget.image_train, low=BATCH_SIZE, high=FILES["train"][2])
     n_test = check_int("image_test", budget.image_test, low=1, high=FILES["test"][2])
     report = on_progress or (lambda elapsed, accuracy: None)
@@ -113,14 +118,16 @@ def run_image(
         model = ViT(config, device=device)
     order = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=PEAK_LR, weight_decay=WEIGHT_DECAY)
+    step_flops = vit_step_flops(config, BATCH_SIZE)
+    spent = budget_meter(budget.clock, budget.image_flops, budget.image_seconds, step_flops)
 
     curve_x, curve_y = test_x[:curve_images], test_y[:curve_images]
     report(0.0, None)
     # The untrained point: with the classifier at zero every image gets class 0, so about 0.1.
-    curve = [[0.0, accuracy(model, normalise, curve_x, curve_y)]]
+    curve = [[0, accuracy(model, normalise, curve_x, curve_y)]]
     elapsed, steps, batches = 0.0, 0, iter(())
     model.train()
-    while elapsed < seconds:
+    while (done := spent(steps, elapsed)) < 1:
         idx = next(batches, None)
         # An epoch's short last batch is dropped (its images would weigh more); then a new
         # permutation, drawn from the seeded generator.
@@ -129,7 +136,7 @@ def run_image(
             continue
         start = time.perf_counter()
         for group in optimizer.param_groups:
-            group["lr"] = PEAK_LR * lr_factor(elapsed / seconds)
+            group["lr"] = PEAK_LR * lr_factor(done)
         idx = idx.to(device)
         loss = F.cross_entropy(model(normalise(train_x[idx])), train_y[idx])
         optimizer.zero_grad(set_to_none=True)
@@ -138,17 +145,21 @@ def run_image(
         _sync(device)
         elapsed += time.perf_counter() - start
         steps += 1
-        # A point is due each time the clock passes another tenth of the budget (training stops
-        # at the first step past it, so the last point is the final model); a step longer than a
-        # tenth gives fewer points, never two at one time.
-        if elapsed >= seconds * len(curve) / CURVE_POINTS or elapsed >= seconds:
-            curve.append([round(elapsed, 3), accuracy(model, normalise, curve_x, curve_y)])
+        done = spent(steps, elapsed)
+        # A point is due each time another tenth of the budget is spent (training stops at the
+        # first step past it, so the last point is the final model); a step longer than a tenth
+        # gives fewer points, never two at one time.
+        if done >= len(curve) / CURVE_POINTS or done >= 1:
+            curve.append([steps * step_flops, accuracy(model, normalise, curve_x, curve_y)])
             model.train()
-        report(elapsed, curve[-1][1])
+        report(min(done, 1.0), curve[-1][1])
 
     return ImageRun(
         accuracy=accuracy(model, normalise, test_x, test_y),
         curve=curve,
+        clock=budget.clock,
+        train_flops=steps * step_flops,
+        flops_per_step=step_flops,
         train_seconds=elapsed,
         steps=steps,
         images_seen=steps * BATCH_SIZE,
@@ -168,7 +179,7 @@ def run_image(
 
 
 def lr_factor(fraction: float) -> float:
-    """The learning rate's share of PEAK_LR at `fraction` (0..1) of the training time: a linear
+    """The learning rate's share of PEAK_LR at `fraction` (0..1) of the budget spent: a linear
     warm-up over the first WARMUP, then a cosine down to LM_FLOOR (the text strategies' floor).
 
     >>> [round(lr_factor(f), 3) for f in (0.0, 0.025, 0.05, 0.525, 1.0)]

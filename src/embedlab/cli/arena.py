@@ -1,8 +1,9 @@
 """`embedlab arena`: race the six embedding strategies of lesson 001 on real tasks.
 
 embedlab arena --quick --out runs/arena-quick          # about 3 minutes: a first look
-embedlab arena --out runs/arena                        # the full race (35 minutes here)
+embedlab arena --out runs/arena                        # the full race (3 seeds, about an hour here)
 embedlab arena --quick --tasks lm,cost --out runs/a --json
+embedlab arena --quick --clock wall --out runs/wall     # the same seconds per run, not the same FLOPs
 """
 
 from __future__ import annotations
@@ -49,6 +50,12 @@ def arena(
     device: Annotated[
         str, typer.Option("--device", metavar="NAME", help=f"Where to train: {' | '.join(DEVICES)}.")
     ] = "cpu",
+    clock: Annotated[
+        str,
+        typer.Option(
+            "--clock", metavar="NAME", help="What a run's budget counts: flops (the same steps on any machine) | wall."
+        ),
+    ] = "flops",
     force: Annotated[bool, typer.Option("--force", help="Start over in a folder that holds another race.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
@@ -56,7 +63,8 @@ def arena(
 
     The strategies (small V tied, large V untied, subword BPE, character-level, patch 16 and
     patch 32) are measured on language modelling (held-out bits per byte), rare words,
-    Fashion-MNIST classification and cost, each trained for the same time on this machine.
+    Fashion-MNIST classification and cost, each trained on the same compute (training FLOPs
+    counted from the model's shapes; --clock wall: the same seconds on this machine instead).
 
     A killed race resumes where it stopped when run again with the same --out; a folder that
     holds another race is started over only with --force. The arena keeps the lesson's
@@ -67,7 +75,7 @@ def arena(
 
     from embedlab.arena.runner import Race, RaceEvent
 
-    race = Race.open(out, "quick" if quick else "full", _names(strategies), _names(tasks), device, force)
+    race = Race.open(out, "quick" if quick else "full", _names(strategies), _names(tasks), device, force, clock)
     console = Console(stderr=as_json)
     if not as_json:
         console.print(scale_table(race))
@@ -85,9 +93,9 @@ def arena(
                 progress.update(bar, note="preparing")
             elif event.stage == "training":
                 note = "" if event.value is None else f"last point {event.value:.3f}"
-                progress.update(bar, total=event.seconds, completed=event.elapsed, note=note)
+                progress.update(bar, total=1, completed=event.done, note=note)
             else:
-                progress.update(bar, total=event.seconds or 1, completed=event.seconds or 1, note="done")
+                progress.update(bar, total=1, completed=1, note="done")
 
         summary = race.run(on_event)
     if as_json:

@@ -31,7 +31,8 @@ function build(root, limits) {
   root.append(
     el("h2", {}, "Strategy arena"),
     el("p", {}, "Six ways to embed — small and large vocabularies, tied and untied heads, subword BPE, raw " +
-      "bytes, and image patches of two sizes — each trained for the same time on this machine and measured on " +
+      "bytes, and image patches of two sizes — each trained on the same compute (FLOPs counted from the model's " +
+      "shapes) and measured on " +
       "language modelling (held-out bits per byte), rare words, Fashion-MNIST and cost. The arena keeps the " +
       "lesson's proportions at a size two cores can train. A strategy that cannot do a task is marked n/a."),
     el("div", { class: "controls" }, field("task", page.task), page.start),
@@ -66,9 +67,9 @@ function status(state) {
 }
 
 function progressTable(state) {
-  const progress = table(["strategy", "seed", "stage", "training time", "last curve point"], state.progress.map((p) => [
+  const progress = table(["strategy", "seed", "stage", "budget spent", "last curve point"], state.progress.map((p) => [
     state.labels[p.strategy] ?? p.strategy, p.seed, p.stage,
-    p.seconds ? `${fixed(p.elapsed, 1)} of ${fixed(p.seconds, 0)} s` : "", p.value === null ? "" : fixed(p.value)]));
+    p.stage === "training" ? `${fixed(100 * p.done, 0)} %` : "", p.value === null ? "" : fixed(p.value)]));
   progress.id = "arena-progress-table";
   return progress;
 }
@@ -124,15 +125,21 @@ async function details(page, race, name) {
       ["embedding parameters", count(s.lesson.params), count(s.arena.params)],
       ["tokens per input", s.lesson.tokens_per_input, fixed(mine.find((r) => r.metric === "tokens_per_input")?.value ?? NaN, 1)],
     ]),
-    table(["task", "metric", "mean over seeds", "each seed", "unit"], mine.map((r) => [r.task,
+    table(["task", "metric", "mean over seeds", "each seed", "unit", "95% interval"], mine.map((r) => [r.task,
       r.metric.replaceAll("_", " "), figure(r.value, r.unit), r.values.map((v) => figure(v, r.unit)).join(", "),
-      r.unit])),
+      r.unit, r.interval ? r.interval.map((v) => figure(v, r.unit)).join(" – ") : "one seed"])),
     note(`Every figure: ${race.budget.name} race, seeds ${race.budget.seeds.join(", ")}, ` +
-      (s.kind === "text" ? `${race.budget.text_seconds} s of training on ${race.budget.corpus}` :
-        `${race.budget.image_seconds} s of training on ${count(race.budget.image_train)} Fashion-MNIST images`) + "."));
+      `${spend(race.budget, s.kind)} of training on ` +
+      (s.kind === "text" ? race.budget.corpus : `${count(race.budget.image_train)} Fashion-MNIST images`) + "."));
   const runs = race.runs.filter((r) => r.strategy === name && r.curve?.length);
   await plot(page.curve, runs.map((r) => ({ type: "scatter", mode: "lines+markers", name: `seed ${r.seed}`,
     x: r.curve.map((p) => p[0]), y: r.curve.map((p) => p[1]) })),
   { title: { text: `${s.label}: ${s.kind === "text" ? "held-out bits per byte" : "test accuracy"} while training` },
-    xaxis: { title: { text: "training seconds" } }, legend: { orientation: "h", y: -0.3 } });
+    xaxis: { title: { text: "training FLOPs" } }, legend: { orientation: "h", y: -0.3 } });
+}
+
+// What a run's budget is: the same FLOPs for every strategy of a kind, or the same seconds (clock "wall").
+function spend(budget, kind) {
+  if (budget.clock === "wall") return `${kind === "text" ? budget.text_seconds : budget.image_seconds} s`;
+  return `${(kind === "text" ? budget.text_flops : budget.image_flops).toExponential(2)} FLOPs`;
 }

@@ -1,0 +1,76 @@
+"""Training FLOPs counted from shapes (arena/flops.py): against a count worked by hand, and against
+torch's own FLOP counter on a real forward and backward step of TinyLM and the ViT."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.utils.flop_counter import FlopCounterMode
+
+from embedlab.arena.flops import lm_forward_flops, lm_step_flops, vit_forward_flops, vit_step_flops
+from embedlab.errors import InvalidValueError
+from embedlab.models.lm import LMConfig, TinyLM
+from embedlab.models.vit import ViT, ViTConfig
+
+
+def test_a_tiny_lm_counted_by_hand():
+    # V = 10, D = 4, one layer, T = 3, batch 2
+    config = LMConfig(vocab_size=10, dim=4, n_layers=1, n_heads=2, context=3, tied=True)
+    qkv = 2 * 3 * 4 * 12  # (3, 4) @ (4, 12): 288
+    out = 2 * 3 * 4 * 4  # (3, 4) @ (4, 4): 96
+    ff = 2 * 3 * 4 * 16 + 2 * 3 * 16 * 4  # (3, 4) @ (4, 16), then (3, 16) @ (16, 4): 768
+    scores = 2 * (2 * 3 * 3 * 2)  # two heads, each (3, 2) @ (2, 3): 72
+    mix = 2 * (2 * 3 * 3 * 2)  # two heads, each (3, 3) @ (3, 2): 72
+    head = 2 * 3 * 4 * 10  # (3, 4) @ (4, 10): 240; the lookup costs nothing
+    forward = qkv + out + ff + scores + mix + head
+    assert forward == 1536 == lm_forward_flops(config, 3)
+    assert lm_step_flops(config, batch_size=2) == 3 * 2 * 1536  # backward: two matmuls for each
+
+
+def test_a_tiny_vit_counted_by_hand():
+    # a 4-px grey image in 2-px patches: 4 patches + CLS = 5 tokens, D = 4, one layer, 3 classes
+    config = ViTConfig(image_size=4, patch_size=2, in_channels=1, dim=4, n_layers=1, n_heads=2, n_classes=3)
+    patches = 2 * 4 * 4 * 4  # (4 patches, 4 pixels) @ (4, 4): 128
+    block = 2 * 5 * 4 * 12 + 2 * 5 * 4 * 4 + 2 * 5 * 4 * 16 + 2 * 5 * 16 * 4  # 1,920
+    attention = 2 * (2 * 2 * 5 * 5 * 2)  # scores and mix, two heads of (5, 2) by (2, 5) and back: 400
+    classifier = 2 * 4 * 3  # the CLS row only: 24
+    assert vit_forward_flops(config) == patches + block + attention + classifier == 2472
+    assert vit_step_flops(config, batch_size=5) == 3 * 5 * 2472
+
+
+def _counted(step) -> dict[str, int]:
+    """torch's FLOP count of `step()`, by operator. The math attention backend spells Q·Kᵀ and the
+    mix as bmm, which the counter knows; the fused CPU kernel it would pick otherwise it does not count."""
+    with sdpa_kernel(SDPBackend.MATH), FlopCounterMode(display=False) as counter:
+        step()
+    return {str(op): flops for op, flops in counter.get_flop_counts()["Global"].items()}
+
+
+@pytest.mark.parametrize(("tied", "layers"), [(True, 2), (False, 1)])
+def test_tinylm_agrees_with_torchs_counter(tied, layers):
+    config = LMConfig(vocab_size=50, dim=16, n_layers=layers, n_heads=4, context=12, tied=tied)
+    model = TinyLM(config)
+    batch = torch.randint(0, 50, (3, 13))
+    forward = _counted(lambda: model.loss(batch))
+    assert sum(forward.values()) == 3 * lm_forward_flops(config, 12)
+    step = _counted(lambda: model.loss(batch).backward())
+    assert sum(step.values()) == lm_step_flops(config, batch_size=3)  # every matmul's backward is two
+
+
+def test_the_vit_agrees_with_torchs_counter():
+    config = ViTConfig(image_size=28, patch_size=4, in_channels=1, dim=16, n_layers=2, n_heads=4, n_classes=10)
+    model = ViT(config)
+    images = torch.randn(3, 1, 28, 28)
+    forward = _counted(lambda: model(images))
+    assert sum(forward.values()) == 3 * vit_forward_flops(config)
+    step = _counted(lambda: model(images).sum().backward())
+    # the pixels need no gradient, so torch does the patch projection's backward once, not twice
+    projection = forward["aten.convolution"]
+    assert projection == 3 * 2 * 49 * 16 * 16
+    assert sum(step.values()) == vit_step_flops(config, batch_size=3) - projection
+
+
+def test_a_window_longer_than_the_context_is_refused():
+    with pytest.raises(InvalidValueError, match="tokens must be between 1 and 3; got 4"):
+        lm_forward_flops(LMConfig(10, 4, 1, 2, 3, True), 4)
