@@ -11,6 +11,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from embedlab.arena.flops import lm_forward_flops, lm_step_flops, vit_forward_flops, vit_step_flops
 from embedlab.errors import InvalidValueError
 from embedlab.models.lm import LMConfig, TinyLM
+from embedlab.models.tables import TableConfig
 from embedlab.models.vit import ViT, ViTConfig
 
 
@@ -74,3 +75,58 @@ def test_the_vit_agrees_with_torchs_counter():
 def test_a_window_longer_than_the_context_is_refused():
     with pytest.raises(InvalidValueError, match="tokens must be between 1 and 3; got 4"):
         lm_forward_flops(LMConfig(10, 4, 1, 2, 3, True), 4)
+
+
+# The huge-vocabulary tables (models/tables.py): V 100, D 16, one layer, T 12, batch 3
+TABLES = {
+    "hashed": TableConfig("hashed", rows=10),
+    "hash-embedding": TableConfig("hash-embedding", rows=10, hash_count=2),
+    "quotient-remainder": TableConfig("quotient-remainder", buckets=10),
+    "adaptive": TableConfig("adaptive", cutoffs=(20, 60), div_value=4.0),
+}
+
+
+def test_the_huge_vocabulary_tables_counted_by_hand():
+    T, D, V = 12, 16, 100
+    block = lm_forward_flops(LMConfig(V, D, 1, 4, T, True), T) - 2 * T * D * V  # the body alone
+    full_head = 2 * T * D * V
+    counts = {
+        ("hashed", False): 0 + full_head,  # a lookup of a shared row, then an untied (V, D) head
+        ("hash-embedding", False): 2 * T * 2 * D + full_head,  # k = 2 rows mixed by 2 weights per token
+        ("hash-embedding", True): 2 * T * 2 * D + full_head + 2 * V * 2 * D,  # + all V rows composed, once
+        ("quotient-remainder", True): 0 + full_head,  # Q[i // m] * R[i % m]: element-wise, left out
+        # bands (20, 16), (40, 4), (40, 1): a token mapped up from band 1 (4 -> 16); head 20 ids + 2
+        # clusters; cluster 1: 16 -> 4 -> 40 ids, cluster 2: 16 -> 1 -> 40 ids
+        ("adaptive", True): 2 * T * 4 * D
+        + 2 * T * D * 22
+        + (2 * T * D * 4 + 2 * T * 4 * 40)
+        + (2 * T * D + 2 * T * 40),
+    }
+    for (kind, tied), forward in counts.items():
+        config = LMConfig(V, D, 1, 4, T, tied, table=TABLES[kind])
+        assert lm_forward_flops(config, T) == block + forward, kind
+    adaptive = LMConfig(V, D, 1, 4, T, True, table=TABLES["adaptive"])
+    assert lm_forward_flops(adaptive, T) < lm_forward_flops(LMConfig(V, D, 1, 4, T, True), T)  # cheaper than 2·T·D·V
+    composed = LMConfig(V, D, 1, 4, T, True, table=TABLES["hash-embedding"])
+    assert lm_step_flops(composed, 3) == 3 * (3 * (block + 2 * T * 2 * D + full_head) + 2 * V * 2 * D)
+
+
+@pytest.mark.parametrize(
+    ("kind", "tied"),
+    [("hashed", False), ("hash-embedding", False), ("hash-embedding", True), ("quotient-remainder", True),
+     ("adaptive", True)],
+)  # fmt: skip
+def test_the_huge_vocabulary_tables_agree_with_torchs_counter(kind, tied):
+    config = LMConfig(vocab_size=100, dim=16, n_layers=1, n_heads=4, context=12, tied=tied, table=TABLES[kind])
+    model = TinyLM(config)
+    # inputs from band 1 of the adaptive table (ids 20..59): the count's upper bound, met exactly
+    batch = torch.randint(20, 60, (3, 13))
+
+    def scored():  # every id scored: the (B, T, V) scores' cross-entropy
+        logits = model(batch[:, :-1])
+        return torch.nn.functional.cross_entropy(logits.reshape(-1, 100), batch[:, 1:].reshape(-1))
+
+    assert sum(_counted(scored).values()) == lm_forward_flops(config, 12, batch_size=3)
+    assert sum(_counted(lambda: scored().backward()).values()) == lm_step_flops(config, batch_size=3)
+    if kind == "adaptive":  # training scores each target within its cluster only: less than the count
+        assert sum(_counted(lambda: model.loss(batch).backward()).values()) < lm_step_flops(config, batch_size=3)

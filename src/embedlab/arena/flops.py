@@ -10,6 +10,17 @@ The count, written once here for TinyLM (models/lm.py) and the arena's ViT (mode
       its weights times V, 2·T·T·D each over all heads together (4·T²·D), counted in full although
       TinyLM's mask is causal (torch computes every score, and so does torch's FLOP counter);
     - TinyLM's token lookup is 0 FLOPs (a row read); its output head is a matmul, 2·T·D·V;
+    - the huge-vocabulary tables (models/tables.py, `table_flops`): a hashed table's lookup is 0, as
+      a full one's; hash embeddings' weighted sum of k rows is a batched matmul, 2·T·k·D; a
+      quotient-remainder row's product (or sum) of two rows is element-wise, left out as below;
+      adaptive input maps a band-i token's row up to D, 2·(D/div^i)·D, counted as if every token
+      were in band 1 (an upper bound: band 0 needs no map, and it holds most of the text);
+    - a head tied to a hashed or quotient-remainder table composes all V rows once per forward pass
+      (not per token): 2·V·k·D for hash embeddings, 0 for the others;
+    - an adaptive softmax head, as torch computes it when every id is scored (log_prob): the head
+      over c0 + n_clusters rows, 2·T·D·(c0 + n), and for each cluster its projection 2·T·D·w_i
+      and rows 2·T·w_i·V_i. Training scores each target in its own cluster only, so it does less:
+      the count is an upper bound, the same for every step and seed;
     - the ViT's patch projection is a matmul of each patch's C·P·P pixels by D, 2·N·C·P²·D; its
       classifier reads the CLS row only, 2·D·classes;
     - left out: biases, LayerNorm, softmax, GELU, residual adds, the position add and the loss:
@@ -30,6 +41,7 @@ from collections.abc import Callable
 from embedlab.errors import InvalidValueError, check_choice, check_float, check_int
 from embedlab.models.lm import LMConfig
 from embedlab.models.vit import ViTConfig
+from embedlab.sizing import adaptive_bands
 
 CLOCKS = ("flops", "wall")  # what a budget counts: training FLOPs, or seconds on this machine
 BACKWARD_FACTOR = 2  # backward FLOPs per forward FLOP: gradients of the inputs and of the weights
@@ -48,21 +60,46 @@ def block_flops(tokens: int, dim: int) -> int:
     return projections + feed_forward + attention
 
 
-def lm_forward_flops(config: LMConfig, tokens: int) -> int:
-    """Forward FLOPs of TinyLM over one sequence of `tokens` (<= config.context).
+def table_flops(config: LMConfig, tokens: int) -> tuple[int, int, int]:
+    """Forward FLOPs of TinyLM's token table and head over one sequence of `tokens`, by kind
+    (the module docstring's rules): (the table's, per sequence; the head's, per sequence; the
+    head's, once per forward pass however many sequences it holds).
+
+    >>> table_flops(LMConfig(10, 4, 1, 2, 3, True), 3)  # a full table: a lookup, then 2·3·4·10
+    (0, 240, 0)
+    >>> from embedlab.models.tables import TableConfig
+    >>> adaptive = TableConfig("adaptive", cutoffs=(20, 60))  # bands (20, 64), (40, 16), (40, 4)
+    >>> table_flops(LMConfig(100, 64, 1, 2, 3, True, table=adaptive), 3)  # head 8,448, clusters 9,984 + 2,496
+    (6144, 20928, 0)
+    """
+    T, D, V, c = tokens, config.dim, config.vocab_size, config.table
+    if c.kind == "adaptive":
+        bands = adaptive_bands(V, D, c.cutoffs, c.div_value)  # [(rows, width)], band 0 first
+        table = 2 * T * bands[1][1] * D  # every token mapped up from band 1: the most a token costs
+        head = 2 * T * D * (c.cutoffs[0] + len(c.cutoffs))
+        clusters = sum(2 * T * D * width + 2 * T * width * rows for rows, width in bands[1:])
+        return table, head + clusters, 0
+    table = 2 * T * c.hash_count * D if c.kind == "hash-embedding" else 0  # hashed, QR: lookups, element-wise ops
+    head = 2 * T * D * V  # an untied head, or a tied one over V composed rows: one (D, V) matmul
+    compose = 2 * V * c.hash_count * D if (config.tied and c.kind == "hash-embedding") else 0
+    return table, head, compose
+
+
+def lm_forward_flops(config: LMConfig, tokens: int, batch_size: int = 1) -> int:
+    """Forward FLOPs of TinyLM over `batch_size` sequences of `tokens` (<= config.context).
 
     >>> lm_forward_flops(LMConfig(10, 4, 1, 2, 3, True), 3)  # a block, then the head 2·3·4·10
     1536
     """
     T = check_int("tokens", tokens, low=1, high=config.context)
-    head = 2 * T * config.dim * config.vocab_size  # tied or not, the head is one (D, V) matmul
-    return config.n_layers * block_flops(T, config.dim) + head
+    B = check_int("batch_size", batch_size, low=1)
+    table, head, once = table_flops(config, T)
+    return B * (table + config.n_layers * block_flops(T, config.dim) + head) + once
 
 
 def lm_step_flops(config: LMConfig, batch_size: int) -> int:
     """Training FLOPs of one TinyLM step on (batch_size, config.context + 1) windows: 3 × forward."""
-    B = check_int("batch_size", batch_size, low=1)
-    return (1 + BACKWARD_FACTOR) * B * lm_forward_flops(config, config.context)
+    return (1 + BACKWARD_FACTOR) * lm_forward_flops(config, config.context, batch_size)
 
 
 def vit_forward_flops(config: ViTConfig) -> int:

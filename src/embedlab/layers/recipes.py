@@ -105,13 +105,25 @@ class InputEmbedding(nn.Module):
     Parts, each open for inspection: `token` (TokenEmbedding), `position` (additive module or
     None), `segment` (SegmentEmbedding or None), `norm` and `dropout` (nn.Identity when the
     recipe has none, so forward never branches on them).
+
+    `token`, when given, is the table to read ids with instead of a TokenEmbedding: any module
+    mapping (B, T) ids in [0, V) to (B, T, D), such as a hashed or adaptive table (layers/hashed.py,
+    layers/adaptive.py). Its recipe must not scale the rows (the scale lives in TokenEmbedding).
     """
 
-    def __init__(self, config: EmbeddingConfig, device=None, dtype=None) -> None:
+    def __init__(self, config: EmbeddingConfig, device=None, dtype=None, token: nn.Module | None = None) -> None:
         super().__init__()
         self.config = c = config
         kw = dict(device=device, dtype=dtype)
-        self.token = TokenEmbedding(c.vocab_size, c.dim, padding_idx=c.padding_idx, std=c.std, scale=c.scale, **kw)
+        if token is None:
+            self.token = TokenEmbedding(c.vocab_size, c.dim, padding_idx=c.padding_idx, std=c.std, scale=c.scale, **kw)
+        elif c.scale is not None or c.padding_idx is not None:
+            raise InvalidValueError(
+                "a table given as `token` takes no scale or padding_idx; "
+                f"got scale {c.scale!r}, padding_idx {c.padding_idx!r}"
+            )
+        else:
+            self.token = token.to(**kw)
         self.position = POSITIONS[c.positions](c.max_len, c.dim, **kw) if c.positions in POSITIONS else None
         self.segment = SegmentEmbedding(c.n_segments, c.dim, std=c.std, **kw) if c.n_segments else None
         self.norm = nn.LayerNorm(c.dim, eps=c.layer_norm_eps, **kw) if c.layer_norm else nn.Identity()

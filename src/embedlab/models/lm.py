@@ -8,6 +8,12 @@ The saved embedding is the token table `model.token_table` (V, D). Tying makes o
 both ends: the input reads row i for piece i, the output scores piece i by h · E[i], so the
 table receives gradient from both uses and the model has V·D fewer parameters.
 
+The token table is a full (V, D) one unless `config.table` names another kind (models/tables.py):
+hashed, hash embeddings or quotient-remainder rows (read back by an untied full head, or tied
+through the rows they compose), or adaptive input tied to an adaptive softmax, whose loss then
+replaces the full softmax's cross-entropy in training and whose log-probabilities are the (B, T, V)
+scores `forward` returns (their log-softmax is themselves, so bits are scored alike).
+
 How TinyLM trains is written here once, for the lm training method (train/lm_job.py) and the
 arena's text strategies (arena/text.py): windows of context + 1 pieces (`windows`, `window_batch`),
 AdamW (`adamw`), one clipped step (`train_step`) and a warm-up/cosine rate (`warmup_cosine`).
@@ -29,7 +35,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from embedlab.errors import InvalidValueError, check_float, check_int
+from embedlab.layers.adaptive import AdaptiveSoftmax
 from embedlab.layers.recipes import InputEmbedding, recipe
+from embedlab.models.tables import TableConfig, make_head, make_table
 
 CLIP_NORM = 1.0  # gradients are clipped to this global norm before a step: one odd batch cannot throw the table off
 
@@ -49,6 +57,7 @@ class LMConfig:
     context: int  # T at most
     tied: bool  # the output head reads the token table (head.weight is token.weight)
     dropout: float = 0.0
+    table: TableConfig = TableConfig()  # how the token table stores its rows; "full": one (V, D) table
 
     def __post_init__(self) -> None:
         check_int("vocab_size", self.vocab_size, low=2)
@@ -57,6 +66,8 @@ class LMConfig:
         check_int("n_heads", self.n_heads, low=1)
         check_int("context", self.context, low=1)
         check_float("dropout", self.dropout, low=0.0, high=1.0)
+        if not isinstance(self.table, TableConfig):
+            raise InvalidValueError(f"table must be a TableConfig; got {type(self.table).__name__}")
         if self.dim % self.n_heads:
             raise InvalidValueError(f"dim must be a multiple of n_heads ({self.n_heads}); got {self.dim}")
 
@@ -84,24 +95,37 @@ def pre_norm_blocks(
 
 
 class TinyLM(nn.Module):
-    """GPT-2-shaped causal LM: (B, T) ids -> (B, T, V) next-piece logits, T <= config.context."""
+    """GPT-2-shaped causal LM: (B, T) ids -> (B, T, V) next-piece logits, T <= config.context.
+
+    With an adaptive table the (B, T, V) scores are log-probabilities (any logits would do: only
+    their log-softmax is read, and a log-probability's is itself).
+    """
 
     def __init__(self, config: LMConfig, device=None, dtype=None) -> None:
         super().__init__()
-        self.config = config
-        embedding = recipe("gpt2", config.vocab_size, config.dim, max_len=config.context, tied_head=config.tied)
-        self.embed = InputEmbedding(embedding, device=device, dtype=dtype)
-        self.blocks = pre_norm_blocks(config.dim, config.n_heads, config.n_layers, config.dropout, device, dtype)
-        self.norm = nn.LayerNorm(config.dim, device=device, dtype=dtype)
-        self.head = self.embed.make_head()
+        self.config = c = config
+        full = c.table.kind == "full"
+        table = None if full else make_table(c.table, c.vocab_size, c.dim)
+        embedding = recipe("gpt2", c.vocab_size, c.dim, max_len=c.context, tied_head=c.tied)
+        self.embed = InputEmbedding(embedding, device=device, dtype=dtype, token=table)
+        self.blocks = pre_norm_blocks(c.dim, c.n_heads, c.n_layers, c.dropout, device, dtype)
+        self.norm = nn.LayerNorm(c.dim, device=device, dtype=dtype)
+        if full:
+            self.head = self.embed.make_head()
+        else:  # built after the body, as a full head is; the tie (if any) is inside make_head
+            self.head = make_head(c.table, self.embed.token, c.vocab_size, c.dim, c.tied).to(device=device, dtype=dtype)
+        self.adaptive = isinstance(self.head, AdaptiveSoftmax)
 
     @property
     def token_table(self) -> torch.Tensor:
-        """(V, D) the token embedding table: what a training run saves."""
-        return self.embed.token.weight
+        """(V, D) the token embedding table: what a training run saves. A table of another kind
+        than "full" gives the rows it composes for every id (computed, not a Parameter)."""
+        if self.config.table.kind == "full":
+            return self.embed.token.weight
+        return self.embed.token(torch.arange(self.config.vocab_size, device=self.norm.weight.device)[None])[0]
 
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        """(B, T) int ids -> (B, T, V) logits; position t sees pieces 0..t only."""
+    def hidden(self, ids: torch.Tensor) -> torch.Tensor:
+        """(B, T) int ids -> (B, T, D) final hidden states (after the last LayerNorm)."""
         T = ids.shape[-1]
         if T > self.config.context:
             raise InvalidValueError(f"sequence length must be <= context ({self.config.context}); got {T}")
@@ -109,11 +133,25 @@ class TinyLM(nn.Module):
         mask = nn.Transformer.generate_square_subsequent_mask(T, device=x.device, dtype=x.dtype)
         for block in self.blocks:
             x = block(x, src_mask=mask, is_causal=True)
-        return self.head(self.norm(x))
+        return self.norm(x)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """(B, T) int ids -> (B, T, V) logits; position t sees pieces 0..t only."""
+        h = self.hidden(ids)  # (B, T, D)
+        if self.adaptive:  # every id scored: (B·T, V) log-probabilities
+            return self.head.log_prob(h.reshape(-1, h.shape[-1])).reshape(*h.shape[:-1], -1)
+        return self.head(h)
 
     def loss(self, windows: torch.Tensor) -> torch.Tensor:
-        """(B, T + 1) ids -> mean cross-entropy of predicting pieces 1..T from those before."""
-        return next_piece_loss(self, windows)
+        """(B, T + 1) ids -> mean cross-entropy of predicting pieces 1..T from those before.
+
+        An adaptive softmax scores each target within its own cluster only (AdaptiveSoftmax.forward):
+        the same loss as the cross-entropy of `forward`'s scores, to float round-off, at less cost.
+        """
+        if not self.adaptive:
+            return next_piece_loss(self, windows)
+        h = self.hidden(windows[:, :-1])  # (B, T, D)
+        return self.head(h.reshape(-1, h.shape[-1]), windows[:, 1:].reshape(-1)).loss
 
     def parameter_count(self) -> int:
         """Trainable numbers, a tied table counted once (nn.Module.parameters() dedups it)."""
@@ -178,13 +216,14 @@ def train_step(net: nn.Module, optimizer: torch.optim.Optimizer, batch: torch.Te
     """One optimizer step at rate `lr` on (B, T + 1) windows, on `net`'s device -> the batch's mean
     loss before the step, a detached 0-d tensor (reading it with .item() waits for the device).
 
-    Gradients are clipped to a global norm of CLIP_NORM first. `net` is a TinyLM or a
-    DistributedDataParallel around one.
+    Gradients are clipped to a global norm of CLIP_NORM first. `net` is a TinyLM (its own loss:
+    an adaptive softmax's where it has one) or a DistributedDataParallel around one (the
+    cross-entropy of its scores, called through DDP so that it averages the gradients).
     """
     for group in optimizer.param_groups:
         group["lr"] = lr
     optimizer.zero_grad(set_to_none=True)
-    loss = next_piece_loss(net, batch)
+    loss = net.loss(batch) if isinstance(net, TinyLM) else next_piece_loss(net, batch)
     loss.backward()
     nn.utils.clip_grad_norm_(net.parameters(), CLIP_NORM)
     optimizer.step()
@@ -198,7 +237,7 @@ def evaluate(model: TinyLM, data: torch.Tensor, batch_size: int = 64) -> tuple[f
     model.eval()
     total, count = 0.0, 0
     for start in range(0, data.shape[0], batch_size):
-        batch = data[start : start + batch_size].to(model.token_table.device)
+        batch = data[start : start + batch_size].to(model.norm.weight.device)
         total += model.loss(batch).item() * batch.shape[0]
         count += batch.shape[0]
     model.train(was_training)
