@@ -19,6 +19,10 @@ def test_the_lessons_parameter_counts():
     assert {name: s.lesson_params for name, s in STRATEGIES.items()} == {
         "small-v-tied": 6_144_000, "large-v-untied": 1_048_576_000, "bpe-32k": 24_576_000, "bytes": 196_608,
         "patch-16": 16 * 16 * 3 * 768 + 768, "patch-32": 32 * 32 * 3 * 768 + 768,
+        # bands 8,000×4,096, 24,000×1,024, 96,000×256, their two maps up to 4,096 and two cluster rows
+        "large-v-adaptive": 8_000 * 4_096 + 24_000 * 1_024 + 96_000 * 256 + (1_024 + 256) * 4_096 + 2 * 4_096,
+        "large-v-hashed": 12_000 * 4_096 + 12_000 * 2 + 128_000 * 4_096,  # shared rows, weights, untied head
+        "large-v-qr": (358 + 358) * 4_096,  # quotients and remainders, the head tied to their rows
     }  # fmt: skip
     patch = STRATEGIES["patch-16"].to_dict()["lesson"]
     assert patch["params_without_bias"] == 589_824 and patch["tokens_per_input"] == "196"
@@ -93,3 +97,13 @@ def test_a_race_folder_holds_one_race(tmp_path):
         Race.open(tmp_path / "x", "quick", device="tpu")
     # image strategies only need no text run, and a task no strategy of the race can do needs no run
     assert Race.open(tmp_path / "y", "quick", strategies=["patch-16"], tasks=["lm"]).pairs() == []
+
+
+def test_the_huge_vocabulary_tables_are_10x_smaller_than_large_vs():
+    full = STRATEGIES["large-v-untied"].arena
+    hashed, qr = STRATEGIES["large-v-hashed"].arena, STRATEGIES["large-v-qr"].arena
+    assert count(full).token_params >= 10 * count(hashed).token_params  # 2,048,000 against 198,000 numbers
+    assert STRATEGIES["large-v-untied"].arena_params >= 10 * STRATEGIES["large-v-qr"].arena_params  # the whole
+    assert hashed.hashed_rows * 10 <= full.vocab_size and qr.vocab_table == "quotient-remainder"
+    adaptive = STRATEGIES["large-v-adaptive"]
+    assert adaptive.arena.adaptive_cutoffs == (2_000, 8_000) and adaptive.arena_params == 321_408

@@ -30,7 +30,7 @@ from embedlab.arena.text import (
     tokenizer_for,
     training_batches,
 )
-from embedlab.arena.tokens import ByteTokenizer, encode_lines, token_lengths
+from embedlab.arena.tokens import ByteTokenizer, FrequencyOrder, encode_lines, token_lengths
 from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError
 from embedlab.layers.head import count_parameters
@@ -246,7 +246,8 @@ def test_the_arena_trains_as_it_did_before_its_step_moved():
 @pytest.mark.parametrize("text_strategy", TEXT_STRATEGIES, ids=lambda s: s.name)
 def test_the_embedding_counted_on_the_module_is_what_sizing_says(text_strategy):
     model = build_model(text_strategy, BUDGET, 32)
-    assert (model.head.weight is model.token_table) == text_strategy.arena.tied  # a tied head is its table
+    if text_strategy.arena.vocab_table == "full":
+        assert (model.head.weight is model.token_table) == text_strategy.arena.tied  # a tied head is its table
     report = count(text_strategy.arena)
     embedding = count_parameters(model.embed.token, model.head)
     assert embedding == text_strategy.arena_params == report.token_params + report.output_params
@@ -337,3 +338,40 @@ def test_a_budget_that_buys_no_step_is_refused(data):
 def test_too_little_training_text_for_one_batch_is_refused(data):
     with pytest.raises(InvalidValueError, match="too few for one batch of 100000 windows of 32"):
         run_text(strategy("bytes"), replace(BUDGET, batch_size=100_000, text_flops=1e20), 0, data, ByteTokenizer())
+
+
+# ----- the huge-vocabulary tables ------------------------------------------------------------
+
+
+def test_bpe_ids_are_not_frequency_sorted_so_adaptive_input_renumbers_them(data, folder):
+    tokenizer = tokenizer_for(strategy("large-v-adaptive"), data, folder)
+    train_ids = encode_lines(tokenizer, data.train_lines)
+    counts = np.bincount(train_ids, minlength=tokenizer.vocab_size)
+    assert (np.diff(counts) > 0).any()  # the BPE numbers bytes, then merges in the order it made them
+    order = FrequencyOrder(tokenizer, train_ids)
+    renumbered = order.from_inner[train_ids]
+    assert (np.diff(np.bincount(renumbered, minlength=order.vocab_size)) <= 0).all()  # id 0 the most frequent
+    assert (order.from_inner[order.to_inner] == np.arange(order.vocab_size)).all()  # a permutation
+    for text in [*data.held_out[:5], "naïve café ✓ 𝄞"]:  # round trips, and each id keeps its bytes
+        ids = order.encode(text)
+        assert ids == order.from_inner[tokenizer.encode(text)].tolist() and order.decode(ids) == text
+        assert b"".join(piece_bytes(order.piece(i)) for i in ids) == text.encode("utf-8")
+    assert (
+        encode_lines(order, data.held_out[:3]).tolist()
+        == order.from_inner[encode_lines(tokenizer, data.held_out[:3])].tolist()
+    )
+    assert (token_lengths(order) == token_lengths(tokenizer)[order.to_inner]).all()
+
+
+@pytest.mark.parametrize("name", ["large-v-adaptive", "large-v-hashed", "large-v-qr"])
+def test_a_huge_vocabulary_run_learns_with_its_smaller_table(data, folder, name):
+    huge = strategy(name)
+    tokenizer = tokenizer_for(huge, data, folder)
+    run = run_text(huge, replace(BUDGET, text_flops=4e9), 0, data, tokenizer)
+    assert run.params_embedding == huge.arena_params < strategy("large-v-untied").arena_params
+    assert run.bits_per_byte < run.untrained_bits_per_byte and np.isfinite(run.rare_bits_per_byte)
+    assert run.flops_per_step == lm_step_flops(build_model(huge, BUDGET, run.context_tokens).config, 16)
+    # unigram bits do not depend on how the ids are numbered: the same as large V's tokens
+    if name == "large-v-adaptive":
+        full = run_text(strategy("large-v-untied"), replace(BUDGET, text_flops=4e9), 0, data, tokenizer)
+        assert run.unigram_bits_per_byte == pytest.approx(full.unigram_bits_per_byte, rel=1e-12)

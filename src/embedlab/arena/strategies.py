@@ -1,4 +1,5 @@
-"""The six embedding strategies of lesson 001's arena (chapter 8), as data, and the race's budgets.
+"""The six embedding strategies of lesson 001's arena (chapter 8) and lesson 002's huge-vocabulary
+tables, as data, and the race's budgets.
 
 Each strategy carries two layouts (embedlab.sizing.EmbeddingLayout): the lesson's, at the scale of
 real models, and the arena's, the one this machine actually trains. The arena keeps the lesson's
@@ -9,6 +10,9 @@ proportions, not its sizes:
     large-v-untied   128,000 × 4,096, untied    32,000 × 64, untied      TinyLM
     bpe-32k          32,000 × 768, tied         8,000 × 64, tied         TinyLM
     bytes            256 × 768, tied            256 × 64, tied           TinyLM
+    large-v-adaptive 128,000 × 4,096 adaptive   32,000 × 64 adaptive     TinyLM (bands at 8K, 32K / 2K, 8K, div 4)
+    large-v-hashed   128,000 ids in 12,000 rows 32,000 ids in 3,000 rows TinyLM (hash embeddings, k 2; untied head)
+    large-v-qr       128,000 ids, m 358, tied   32,000 ids, m 179, tied  TinyLM (quotient-remainder, "mult")
     patch-16         16-px patches of 224 px    2-px patches of 28 px    small ViT (images)
     patch-32         32-px patches of 224 px    4-px patches of 28 px    small ViT
 
@@ -19,6 +23,21 @@ bigger body, and widening ours would measure the body, not the table. The patch 
 lesson's token counts: 2-px patches of a 28-px Fashion-MNIST image are 196 tokens, as 16-px
 patches of a 224-px image are, and 4-px patches are 49, as 32-px ones are. "Character-level" is
 byte-level here: 256 rows, the lesson's own count.
+
+Lesson 002's answer to a huge vocabulary ("smaller d, adaptive or hashed embeddings") races on
+large V's own tokenizer (the same 32K BPE) and body, so each differs from large-v-untied by its
+table only:
+    - large-v-adaptive: adaptive input (Baevski & Auli 2019) over the BPE's ids renumbered by
+      training-part frequency (arena.tokens.FrequencyOrder): the 2,000 most frequent tokens get
+      64-wide rows, the next 6,000 16-wide, the other 24,000 4-wide, tied to an adaptive softmax
+      over the same bands. 1 : 4 : 16 of the vocabulary, as the lesson's 8K : 32K : 128K.
+    - large-v-hashed: hash embeddings (Svenstrup et al. 2017), 32,000 ids into 3,000 shared rows,
+      k = 2 rows and 2 importance weights each: the input table holds 198,000 numbers, 10.3×
+      fewer than large V's 2,048,000. The head stays an untied full (V, D) table (models/tables.py
+      says why the hashing trick cannot tie), so the whole embedding is 1.8× smaller, not 10×.
+    - large-v-qr: quotient-remainder rows (Shi et al. 2020), id i = Q[i // 179] * R[i % 179]: 179 +
+      179 rows, and a head tied to those composed rows (unique for every id): 22,912 numbers for the
+      whole embedding, 179× fewer than large V's 4,096,000.
 """
 
 from __future__ import annotations
@@ -89,6 +108,11 @@ def _text(vocab_size: int, dim: int, tied: bool) -> EmbeddingLayout:
     return EmbeddingLayout(vocab_size=vocab_size, dim=dim, tied=tied)
 
 
+def _huge(vocab_size: int, dim: int, tied: bool, **table: object) -> EmbeddingLayout:
+    """A huge vocabulary's smaller table: sizing's hashed_rows, qr_buckets or adaptive_cutoffs fields."""
+    return EmbeddingLayout(vocab_size=vocab_size, dim=dim, tied=tied, **table)
+
+
 def _image(image_size: int, patch_size: int, dim: int, channels: int) -> EmbeddingLayout:
     return EmbeddingLayout(dim=dim, image_size=image_size, patch_size=patch_size, in_channels=channels)
 
@@ -101,6 +125,13 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     Strategy("bpe-32k", "subword BPE", "text", _text(32_000, 768, True), _text(8_000, ARENA_DIM, True), "~25", "bpe"),
     Strategy("bytes", "character-level", "text", _text(256, 768, True), _text(256, ARENA_DIM, True), "~120",
              "bytes"),
+    Strategy("large-v-adaptive", "large V + adaptive input", "text",
+             _huge(128_000, 4_096, True, adaptive_cutoffs=(8_000, 32_000), div_value=4.0),
+             _huge(32_000, ARENA_DIM, True, adaptive_cutoffs=(2_000, 8_000), div_value=4.0), "~15", "bpe"),
+    Strategy("large-v-hashed", "large V hashed", "text", _huge(128_000, 4_096, False, hashed_rows=12_000, hash_count=2),
+             _huge(32_000, ARENA_DIM, False, hashed_rows=3_000, hash_count=2), "~15", "bpe"),
+    Strategy("large-v-qr", "large V quotient-remainder", "text", _huge(128_000, 4_096, True, qr_buckets=358),
+             _huge(32_000, ARENA_DIM, True, qr_buckets=179), "~15", "bpe"),
     Strategy("patch-16", "patch 16 (ViT)", "image", _image(LESSON_IMAGE_SIZE, 16, 768, 3),
              _image(IMAGE_SIZE, 2, ARENA_DIM, 1), "196"),
     Strategy("patch-32", "patch 32 (ViT)", "image", _image(LESSON_IMAGE_SIZE, 32, 768, 3),

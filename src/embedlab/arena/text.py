@@ -34,12 +34,13 @@ import torch
 from embedlab.arena.bits import RARE_BAND, Bits, rare_byte_mask, score, token_bits, unigram_bits, word_spans
 from embedlab.arena.flops import budget_meter, lm_step_flops
 from embedlab.arena.strategies import Budget, Strategy
-from embedlab.arena.tokens import ByteTokenizer, encode_lines, token_lengths
+from embedlab.arena.tokens import ByteTokenizer, FrequencyOrder, encode_lines, token_lengths
 from embedlab.data.corpora import open_corpus, split_lines
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import atomic_write_text, json_safe
 from embedlab.layers.head import count_parameters
 from embedlab.models.lm import LMConfig, TinyLM, adamw, train_step, warmup_cosine, window_batch
+from embedlab.models.tables import table_config
 from embedlab.tokenizer.fast import FastTokenizer
 from embedlab.tokenizer.vocab import SubwordTokenizer, count_words
 from embedlab.train.config import LM_FLOOR
@@ -204,8 +205,9 @@ def context_tokens(context_bytes: int, train_bytes: int, train_tokens: int) -> i
 
 
 def build_model(strategy: Strategy, budget: Budget, context: int, device: str = "cpu") -> TinyLM:
-    """The TinyLM every text strategy trains: the budget's body, the strategy's table (V rows, D wide,
-    tied or not), `context` tokens of positions, drawn from torch's global random state.
+    """The TinyLM every text strategy trains: the budget's body, the strategy's table (V ids, D wide,
+    full or of a huge vocabulary's kinds, tied or not), `context` tokens of positions, drawn from
+    torch's global random state.
 
     >>> from embedlab.arena.strategies import BUDGETS, strategy
     >>> model = build_model(strategy("bpe-32k"), BUDGETS["quick"], 80)
@@ -213,7 +215,8 @@ def build_model(strategy: Strategy, budget: Budget, context: int, device: str = 
     (True, 512000)
     """
     layout = strategy.arena
-    config = LMConfig(layout.vocab_size, layout.dim, budget.n_layers, budget.n_heads, context, layout.tied)
+    table = table_config(layout)
+    config = LMConfig(layout.vocab_size, layout.dim, budget.n_layers, budget.n_heads, context, layout.tied, table=table)
     return TinyLM(config, device=device)
 
 
@@ -241,8 +244,10 @@ def run_text(
 
     The table has strategy.arena.vocab_size rows, so the embedding costs what sizing says; a BPE
     that reached fewer tokens leaves its last rows unused as inputs (softmax learns to rule them
-    out). on_progress(share of the budget spent, latest curve bits per byte) is called before the
-    first step and after every step. With the flops clock the run is deterministic: the same seed
+    out). An adaptive table's tokenizer is renumbered by frequency in the training part first
+    (tokens.FrequencyOrder), so that its bands hold the frequent and the rare ids; no score depends
+    on how ids are numbered. on_progress(share of the budget spent, latest curve bits per byte) is
+    called before the first step and after every step. With the flops clock the run is deterministic: the same seed
     gives the same steps, batches and scores (to float round-off on another CPU).
     """
     _check_text(strategy)
@@ -250,8 +255,11 @@ def run_text(
     rows, B = strategy.arena.vocab_size, budget.batch_size
     if tokenizer.vocab_size > rows:
         raise InvalidValueError(f"the tokenizer has {tokenizer.vocab_size} tokens; the table only {rows} rows")
-    lengths = token_lengths(tokenizer)  # (V_tok,)
     train_ids = encode_lines(tokenizer, data.train_lines)
+    if strategy.arena.vocab_table == "adaptive":  # its bands are id ranges: ids must be frequency-sorted
+        tokenizer = FrequencyOrder(tokenizer, train_ids)
+        train_ids = tokenizer.from_inner[train_ids]
+    lengths = token_lengths(tokenizer)  # (V_tok,)
     T = context_tokens(budget.context_bytes, data.train_bytes, len(train_ids))
     curve_lines = _cut(data.held_out, CURVE_BYTES) or data.held_out[:1]
     curve_ids, held_ids = encode_lines(tokenizer, curve_lines), encode_lines(tokenizer, data.held_out)

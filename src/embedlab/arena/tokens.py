@@ -72,3 +72,43 @@ def encode_lines(tokenizer: SubwordTokenizer, lines: list[str]) -> np.ndarray:
         return np.frombuffer("".join(f"{line}\n" for line in lines).encode("utf-8"), np.uint8).astype(np.int64)
     encoded = tokenizer.encode_batch([f"{line}\n" for line in lines])  # in parallel, each line apart
     return np.fromiter(chain.from_iterable(encoded), dtype=np.int64, count=sum(map(len, encoded)))
+
+
+class FrequencyOrder:
+    """A tokenizer whose ids are renumbered by frequency in a training text: id 0 the most frequent
+    token, ties kept in the inner tokenizer's order, tokens the text never holds last.
+
+    Adaptive input's bands are ranges of ids (ids below the first cutoff get the widest rows), so
+    they mean "frequent" and "rare" only when ids are frequency-sorted. A byte-level BPE numbers its
+    256 bytes first and then its merges in the order it made them, and a token made early can become
+    rare once later merges absorb it: its ids are not frequency-sorted, hence this renumbering.
+
+    >>> order = FrequencyOrder(ByteTokenizer(), np.array([98, 97, 98]))  # "bab": b twice, a once
+    >>> order.encode("ab"), order.decode([0, 1]), order.piece(0)
+    ([1, 0], 'ba', 'b')
+    """
+
+    def __init__(self, inner: SubwordTokenizer, train_ids: np.ndarray) -> None:
+        self.inner = inner
+        self.vocab_size = inner.vocab_size
+        counts = np.bincount(np.asarray(train_ids, dtype=np.int64), minlength=self.vocab_size)
+        if counts.shape[0] > self.vocab_size:
+            raise InvalidValueError(f"a training id is out of range: vocab_size is {self.vocab_size}")
+        self.to_inner = np.argsort(-counts, kind="stable")  # (V,) new id -> the inner tokenizer's id
+        self.from_inner = np.empty_like(self.to_inner)  # (V,) inner id -> new id
+        self.from_inner[self.to_inner] = np.arange(self.vocab_size)
+
+    def encode(self, text: str) -> list[int]:
+        return self.from_inner[self.inner.encode(text)].tolist()
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        return [self.from_inner[ids].tolist() for ids in self.inner.encode_batch(texts)]
+
+    def decode(self, ids: list[int]) -> str:
+        for i in ids:
+            if not isinstance(i, int) or not 0 <= i < self.vocab_size:
+                raise InvalidValueError(f"token id {i!r} is out of range: vocab_size is {self.vocab_size}")
+        return self.inner.decode(self.to_inner[ids].tolist())
+
+    def piece(self, token_id: int) -> str:
+        return self.inner.piece(int(self.to_inner[check_int("token id", token_id, low=0, high=self.vocab_size - 1)]))

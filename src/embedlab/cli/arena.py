@@ -43,8 +43,8 @@ def arena(
             "--strategies",
             metavar="LIST",
             # a hand-broken list (\b: not rewrapped), so no name is cut at its hyphen
-            help=f"\b\nStrategies to race, comma-separated (default all):\n{', '.join(STRATEGIES[:3])},\n"
-            f"{', '.join(STRATEGIES[3:])}",
+            help="\b\nStrategies to race, comma-separated (default all):\n"
+            + ",\n".join(", ".join(STRATEGIES[i : i + 3]) for i in range(0, len(STRATEGIES), 3)),
         ),
     ] = None,
     device: Annotated[
@@ -59,7 +59,7 @@ def arena(
     force: Annotated[bool, typer.Option("--force", help="Start over in a folder that holds another race.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Race lesson 001's six embedding strategies on real tasks.
+    """Race lesson 001's six embedding strategies and lesson 002's huge-vocabulary tables on real tasks.
 
     The strategies (small V tied, large V untied, subword BPE, character-level, patch 16 and
     patch 32) are measured on language modelling (held-out bits per byte), rare words,

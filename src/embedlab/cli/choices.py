@@ -24,6 +24,16 @@ METHODS = ("sgns", "cbow", "lm")  # train.config.METHODS
 DEVICES = ("cpu", "cuda")  # train.config.DEVICES and arena.runner.DEVICES
 MAX_HASH_COUNT = 4  # hashing.murmur.MAX_HASH_COUNT: floret's most rows per key
 TASKS = ("lm", "rare", "image", "cost")  # arena.strategies.TASKS
-STRATEGIES = ("small-v-tied", "large-v-untied", "bpe-32k", "bytes", "patch-16", "patch-32")  # arena.strategies
+STRATEGIES = (  # arena.strategies
+    "small-v-tied",
+    "large-v-untied",
+    "bpe-32k",
+    "bytes",
+    "large-v-adaptive",
+    "large-v-hashed",
+    "large-v-qr",
+    "patch-16",
+    "patch-32",
+)
 POOLINGS = ("mean", "first")  # sims.context.POOLINGS
 NEAREST = 5  # sims.context.NEAREST: static rows listed per occurrence
