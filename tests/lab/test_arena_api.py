@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from embedlab.arena.strategies import STRATEGIES
+
 
 @pytest.fixture(scope="module")
 def cached_race(quick_race, lab_cache):
@@ -37,5 +39,5 @@ def test_a_started_race_resumes_and_finishes(client, cached_race):
         time.sleep(0.5)
         state = client.get("/api/arena").json()
     assert state["status"] == "finished", state["message"]
-    assert {p["stage"] for p in state["progress"]} == {"resumed"} and len(state["progress"]) == 6
+    assert {p["stage"] for p in state["progress"]} == {"resumed"} and len(state["progress"]) == len(STRATEGIES)
     assert state["race"]["results"] == summary["results"]

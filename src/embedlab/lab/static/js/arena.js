@@ -31,7 +31,8 @@ function build(root, limits) {
   root.append(
     el("h2", {}, "Strategy arena"),
     el("p", {}, "Six ways to embed — small and large vocabularies, tied and untied heads, subword BPE, raw " +
-      "bytes, and image patches of two sizes — each trained on the same compute (FLOPs counted from the model's " +
+      "bytes, and image patches of two sizes — and lesson 002's huge-vocabulary tables (adaptive input, hashed " +
+      "and quotient-remainder rows), each trained on the same compute (FLOPs counted from the model's " +
       "shapes) and measured on " +
       "language modelling (held-out bits per byte), rare words, Fashion-MNIST and cost. The arena keeps the " +
       "lesson's proportions at a size two cores can train. A strategy that cannot do a task is marked n/a."),
