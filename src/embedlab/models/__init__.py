@@ -5,6 +5,8 @@ encoder.py     the full BERT-family encoder: every layer's hidden states and att
 pipeline.py    text -> pieces -> ids -> addends -> X, step by step (`embedlab embed`)
 lm.py          TinyLM: a GPT-2-shaped causal language model, tied or untied head, and how it trains
                (window batches, AdamW, one clipped step, the warm-up/cosine rate), for train/ and arena/
+tables.py      TinyLM's token table by kind (full, hashed, hash embeddings, quotient-remainder, adaptive)
+               and the head each is read back with
 vit.py         ViT: a small Vision Transformer classifier (patches + CLS + positions, pre-norm blocks)
 """
 
