@@ -75,7 +75,9 @@ class AdaptiveInput(nn.Module):
         for i, table in enumerate(self.tables):
             low, high = self.edges[i], self.edges[i + 1]
             inside = (ids >= low) & (ids < high)  # (B, T) this band's positions
-            rows = table[ids[inside] - low]  # (n, w_i)
+            # subtle: F.embedding, not table[...]: its backward sums rows in a fixed order on CPU, where
+            # indexing's accumulates them in parallel, so the same seed would not give the same bits
+            rows = F.embedding(ids[inside] - low, table)  # (n, w_i)
             out[inside] = rows if i == 0 else rows @ self.projections[i - 1]  # (n, D)
         return out
 

@@ -202,8 +202,9 @@ class QuotientRemainderEmbedding(nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """(B, T) int ids -> (B, T, D)."""
         ids = checked_ids(ids, self.vocab_size)
-        q = self.quotient[torch.div(ids, self.buckets, rounding_mode="floor")]  # (B, T, w)
-        r = self.remainder[ids % self.buckets]  # (B, T, w)
+        # F.embedding, not indexing: its backward is deterministic on CPU (see AdaptiveInput.forward)
+        q = F.embedding(torch.div(ids, self.buckets, rounding_mode="floor"), self.quotient)  # (B, T, w)
+        r = F.embedding(ids % self.buckets, self.remainder)  # (B, T, w)
         if self.op == "mult":
             return q * r
         if self.op == "add":
