@@ -204,8 +204,8 @@ def context_tokens(context_bytes: int, train_bytes: int, train_tokens: int) -> i
 
 
 def build_model(strategy: Strategy, budget: Budget, context: int, device: str = "cpu") -> TinyLM:
-    """The TinyLM every text strategy trains: the budget's body, the strategy's table (V rows, D wide,
-    tied or not), `context` tokens of positions, drawn from torch's global random state.
+    """The TinyLM every text strategy trains: the budget's body (budget.text_dim wide), the strategy's
+    table (V rows, tied or not), `context` tokens of positions, drawn from torch's global random state.
 
     >>> from embedlab.arena.strategies import BUDGETS, strategy
     >>> model = build_model(strategy("bpe-32k"), BUDGETS["quick"], 80)
@@ -213,7 +213,7 @@ def build_model(strategy: Strategy, budget: Budget, context: int, device: str = 
     (True, 512000)
     """
     layout = strategy.arena
-    config = LMConfig(layout.vocab_size, layout.dim, budget.n_layers, budget.n_heads, context, layout.tied)
+    config = LMConfig(layout.vocab_size, budget.text_dim, budget.n_layers, budget.n_heads, context, layout.tied)
     return TinyLM(config, device=device)
 
 
