@@ -29,3 +29,19 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path):
         assert status == 2, args
         assert out == "" and message in err, (args, err)
         assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_sweeps_tables_and_figures_from_its_folder(run_cli, tiny_sweep, tmp_path):
+    import shutil
+
+    folder, _, summary = tiny_sweep
+    copy = tmp_path / "sweep"
+    shutil.copytree(folder, copy)
+    (copy / "sweep.png").unlink()
+    status, out, err = run_cli("arena", "--figures", "--out", str(copy))
+    assert status == 0, err
+    assert out == f"17 figures drawn again in {copy}\n" and (copy / "sweep.png").is_file()
+    status, out, err = run_cli("arena", "--sweep", "--out", str(copy))  # the full sweep, in the tiny one's folder
+    assert status == 2 and "holds a tiny sweep on cpu" in err and err.count("\n") == 1
+    status, out, err = run_cli("arena", "--figures", "--out", str(tmp_path / "nothing"))
+    assert status == 2 and "holds no arena race or sweep" in err
