@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 
-from embedlab.arena.figures import redraw
 from embedlab.arena.flops import lm_step_flops
+from embedlab.arena.redraw import redraw
 from embedlab.arena.runner import RESULTS_FILE, RUNS, Race
 from embedlab.arena.strategies import STRATEGIES
 from embedlab.arena.sweep import FIGURE, METRICS, SWEEP_STRATEGIES, Sweep

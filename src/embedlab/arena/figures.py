@@ -9,7 +9,7 @@ and the budget sweep's (arena/sweep.py), from its summary:
 sweep.png    held-out bits per byte against training FLOPs (log axis), a line per text strategy,
              a panel per body width
 
-`redraw(folder)` draws them again from a race's or a sweep's results.json, training nothing.
+arena/redraw.py draws them again from a race's or a sweep's results.json, training nothing.
 """
 
 from __future__ import annotations
@@ -90,27 +90,6 @@ def draw_sweep(summary: dict, folder: Path) -> Path:
     seeds = ", ".join(map(str, summary["plan"]["seeds"]))
     fig.suptitle(f"The {summary['plan']['name']} sweep on {summary['corpus']} (seeds {seeds}): lower is better")
     return _save(fig, folder / "sweep.png")
-
-
-def redraw(folder: str | Path) -> list[Path]:
-    """Draw every figure of the race or sweep in `folder` again from its results.json; -> the paths."""
-    from embedlab.arena.runner import RACE_FILE, Race
-    from embedlab.arena.sweep import SWEEP_FILE, Sweep
-    from embedlab.errors import InvalidValueError
-
-    folder = Path(folder)
-    if (folder / SWEEP_FILE).is_file():
-        summary = Sweep.read_results(folder)
-        if summary is None:
-            raise InvalidValueError(f"{folder} holds a sweep that has not finished; run it to the end first")
-        races = sorted(p.parent for p in folder.glob(f"d*/x*/{RACE_FILE}"))
-        return [p for race in races for p in redraw(race)] + [draw_sweep(summary, folder)]
-    if (folder / RACE_FILE).is_file():
-        summary = Race.read_results(folder)
-        if summary is None:
-            raise InvalidValueError(f"{folder} holds a race that has not finished; run it to the end first")
-        return draw(summary, folder)
-    raise InvalidValueError(f"{folder} holds no arena race or sweep (no {RACE_FILE} or {SWEEP_FILE})")
 
 
 def _kind(run: dict) -> str:

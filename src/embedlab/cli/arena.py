@@ -80,7 +80,7 @@ def arena(
     holds another race is started over only with --force. The arena keeps the lesson's
     proportions at a size two cores can train; the table printed first sets the two scales side
     by side. --sweep races the four text strategies at budgets spanning 16x (1/8 to 2 of the full
-    race's; with --quick 1/16 to 1 of the quick race's) at widths d = 64 and 128: which vocabulary
+    race's; with --quick 1/8 to 1 of the quick race's) at widths d = 64 and 128: which vocabulary
     wins at which budget and width, beside Tao et al. 2024's compute-optimal vocabularies.
     """
     from rich.console import Console
@@ -88,7 +88,7 @@ def arena(
     from embedlab.arena.runner import Race, RaceEvent
 
     if figures:
-        from embedlab.arena.figures import redraw
+        from embedlab.arena.redraw import redraw
 
         paths = redraw(out)
         if as_json:
