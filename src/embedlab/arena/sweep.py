@@ -22,7 +22,6 @@ first; a folder holding a race, or anything else, is refused.
 from __future__ import annotations
 
 import json
-import logging
 import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -33,8 +32,6 @@ from embedlab.arena.runner import RACE_FILE, RESULTS_FILE, Race, RaceEvent, chec
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, Budget
 from embedlab.errors import FileFormatError, InvalidValueError, check_choice
 from embedlab.files import atomic_write_text, json_safe, read_json
-
-log = logging.getLogger("embedlab")
 
 SWEEP_FILE, FIGURE = "sweep.json", "sweep.png"
 SWEEP_STRATEGIES = ("small-v-tied", "large-v-untied", "bpe-32k", "bytes")  # lesson 001's four text strategies
@@ -89,7 +86,9 @@ class Sweep:
         self.folder, self.plan, self.device = folder, plan, device
 
     @classmethod
-    def open(cls, folder: str | Path, plan: SweepPlan | str = "quick", device: str = "cpu", force: bool = False):
+    def open(
+        cls, folder: str | Path, plan: SweepPlan | str = "quick", device: str = "cpu", force: bool = False
+    ) -> Sweep:
         """A sweep in `folder`: a new one, or the one already there if it has the same plan."""
         if isinstance(plan, str):
             plan = SWEEPS[check_choice("sweep", plan, tuple(SWEEPS))]
@@ -119,8 +118,8 @@ class Sweep:
     def read_plan(folder: str | Path) -> dict:
         """`folder`'s sweep.json: {"plan": {...}, "device"}."""
         path = Path(folder) / SWEEP_FILE
-        setting = read_json(path, "sweep plan", "remove the folder, or force to start a new sweep there",
-                            keys=("plan", "device"))  # fmt: skip
+        recover = "remove the folder, or force to start a new sweep there"
+        setting = read_json(path, "sweep plan", recover, keys=("plan", "device"))
         if not isinstance(setting["plan"], dict) or not isinstance(setting["plan"].get("name"), str):
             raise FileFormatError(f"{path}: not a readable sweep plan (its plan has no name)")
         return setting
