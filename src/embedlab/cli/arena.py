@@ -170,19 +170,19 @@ def sweep_tables(summary: dict) -> list[Table]:
         won = {(w["share"], w["winner"]) for w in summary["winners"] if w["width"] == width and w["metric"] ==
                "bits_per_byte"}  # fmt: skip
         seeds = ", ".join(map(str, summary["plan"]["seeds"]))
-        table = Table(
-            title=f"Held-out bits per byte, d = {width} (seeds {seeds}; bold: the lowest)", box=box.SIMPLE_HEAD
-        )
-        table.add_column("strategy")
+        title = f"Held-out bits per byte at d = {width}, by training FLOPs (seeds {seeds}; bold: the lowest)"
+        table = Table(title=title, box=box.SIMPLE_HEAD)
+        table.add_column("strategy", no_wrap=True)
+        table.add_column("V", justify="right", no_wrap=True)
         for p in points:
-            table.add_column(f"{p['budget_flops']:.2g} FLOPs", justify="right")
+            table.add_column(f"{p['budget_flops']:.2g}", justify="right", no_wrap=True)
         for s in summary["strategies"]:
             cells = []
             for p in points:
                 (row,) = [r for r in p["strategies"] if r["strategy"] == s["name"]]
                 cell = "n/a" if row["bits_per_byte"] is None else f"{row['bits_per_byte']:.3f}"
                 cells.append(f"[bold]{cell}[/bold]" if (p["share"], s["name"]) in won else cell)
-            table.add_row(f"{s['label']} ({s['vocab_size']:,})", *cells)
+            table.add_row(s["label"], f"{s['vocab_size']:,}", *cells)
         tables.append(table)
     return tables
 
