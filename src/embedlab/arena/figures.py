@@ -20,6 +20,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only: no display on a server or in CI
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+import matplotlib.ticker  # noqa: E402
 
 from embedlab.files import atomic_writer  # noqa: E402
 
@@ -84,6 +85,7 @@ def draw_sweep(summary: dict, folder: Path) -> Path:
             if xy:
                 ax.plot(*zip(*xy, strict=True), marker="o", label=label)
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())  # 3×10¹¹ beside 4×10¹¹ would overlap
         ax.set(title=f"body width d = {width}", xlabel="training FLOPs", ylabel="held-out bits per byte")
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].legend(fontsize=8)
