@@ -116,3 +116,17 @@ def quick_race(tmp_path_factory):
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     return out, json.loads(done.stdout)
+
+
+@pytest.fixture(scope="session")
+def tiny_sweep(tmp_path_factory):
+    """A budget sweep on a sliver of the quick race's data and compute (2 widths, 2 budgets, 1 seed;
+    about a minute): (its folder, its plan, its summary)."""
+    import dataclasses
+
+    from embedlab.arena.strategies import BUDGETS
+    from embedlab.arena.sweep import Sweep, SweepPlan
+
+    tiny = dataclasses.replace(BUDGETS["quick"], name="tiny", train_bytes=150_000, eval_bytes=12_000, text_flops=4e10)
+    folder, plan = tmp_path_factory.mktemp("sweep") / "tiny", SweepPlan("tiny", tiny, (0.5, 1.0), (32, 64), (0,))
+    return folder, plan, Sweep.open(folder, plan).run()

@@ -29,3 +29,40 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path):
         assert status == 2, args
         assert out == "" and message in err, (args, err)
         assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_sweeps_tables_and_figures_from_its_folder(run_cli, tiny_sweep, tmp_path):
+    import shutil
+
+    folder, _, summary = tiny_sweep
+    copy = tmp_path / "sweep"
+    shutil.copytree(folder, copy)
+    (copy / "sweep.png").unlink()
+    status, out, err = run_cli("arena", "--figures", "--out", str(copy))
+    assert status == 0, err
+    assert out == f"17 figures drawn again in {copy}\n" and (copy / "sweep.png").is_file()
+    status, out, err = run_cli("arena", "--sweep", "--out", str(copy))  # the full sweep, in the tiny one's folder
+    assert status == 2 and "holds a tiny sweep on cpu" in err and err.count("\n") == 1
+    status, out, err = run_cli("arena", "--figures", "--out", str(tmp_path / "nothing"))
+    assert status == 2 and "holds no arena race or sweep" in err
+
+
+def test_a_sweeps_table_marks_the_lowest_figure_at_each_budget(tiny_sweep):
+    from rich.console import Console
+
+    from embedlab.cli.arena import anchor_text, sweep_tables
+
+    _, _, summary = tiny_sweep
+    console = Console(width=80, record=True, color_system=None)
+    tables = sweep_tables(summary)
+    assert len(tables) == 2
+    console.print(tables[1])
+    text = console.export_text()
+    assert "Held-out bits per byte at d = 64" in text and "32,000" in text
+    for point in (p for p in summary["points"] if p["width"] == 64):
+        for row in point["strategies"]:
+            assert f"{row['bits_per_byte']:.3f}" in text
+    # the winner's cell, and only it, is bold in each budget's column
+    cells = [c for column in tables[1].columns[2:] for c in column._cells]
+    assert sum(c.startswith("[bold]") for c in cells) == 2
+    assert "it reaches 32K at N ≈ 9.7e+08" in anchor_text(summary["anchor"])

@@ -41,3 +41,16 @@ def test_a_started_race_resumes_and_finishes(client, cached_race):
     assert state["status"] == "finished", state["message"]
     assert {p["stage"] for p in state["progress"]} == {"resumed"} and len(state["progress"]) == len(STRATEGIES)
     assert state["race"]["results"] == summary["results"]
+
+
+def test_the_sweep_in_the_cache_is_shown_beside_the_race(client, lab_cache, tiny_sweep):
+    folder, _, summary = tiny_sweep
+    state = client.get("/api/arena").json()
+    if not (lab_cache / "lab" / "arena" / "sweep-quick").exists():  # before any sweep is recorded
+        assert state["sweep"] is None and state["sweep_source"] is None
+        shutil.copytree(folder, lab_cache / "lab" / "arena" / "sweep-quick")
+    state = client.get("/api/arena").json()
+    assert state["sweep_source"] == "sweep-quick"
+    assert state["sweep"]["points"] == summary["points"] and state["sweep"]["anchor"] == summary["anchor"]
+    schema = client.get("/openapi.json").json()["components"]["schemas"]
+    assert "sweep" in schema["ArenaState"]["properties"]

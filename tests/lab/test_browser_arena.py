@@ -95,3 +95,19 @@ def test_a_running_race_says_so_names_strategies_and_stops_polling_when_left(ope
     # put the session's race back as it was, for the tests that compare with it
     shutil.rmtree(target)
     shutil.copytree(folder, target)
+
+
+def test_the_sweep_panel_draws_the_sweep_in_the_cache(open_sim, tiny_sweep, lab_cache):
+    folder, _, summary = tiny_sweep
+    target = lab_cache / "lab" / "arena" / "sweep-quick"
+    if not target.exists():
+        shutil.copytree(folder, target)
+    page = open_sim("arena")
+    sweep = "document.querySelector('#arena-sweep')"
+    page.wait_for_function(f"() => {sweep}.data && {sweep}.data.length === 8")  # 4 strategies × 2 widths
+    assert "Showing the tiny sweep" in page.inner_text("#arena-sweep-status")
+    bytes64 = [r for p in summary["points"] if p["width"] == 64 for r in p["strategies"] if r["strategy"] == "bytes"]
+    trace = page.evaluate(f"{sweep}.data.find((t) => t.name === 'character-level' && t.xaxis === 'x2')")
+    assert trace["y"] == [r["bits_per_byte"] for r in bytes64] and trace["x"] == [r["train_flops"] for r in bytes64]
+    assert page.evaluate(f"{sweep}.layout.xaxis.type") == "log"
+    assert "Tao et al. 2024" in page.inner_text("#arena-anchor")

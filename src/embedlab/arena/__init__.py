@@ -9,5 +9,8 @@ vision.py      the image strategies: a small ViT on Fashion-MNIST at two patch s
 tasks.py       one (strategy, seed) run -> its measured results, task by task; "not applicable"
 noise.py       seed noise: a 95% Student t interval of a mean, and the verdict on an ordering claim
 runner.py      the race: every pair in turn, resumable, results.json and figures in one folder
-figures.py     the race's PNG figures: one bar chart per task, the learning curves
+figures.py     the race's PNG figures: one bar chart per task, the learning curves; the sweep's figure
+sweep.py       the budget axis: the text strategies raced at several compute budgets and two widths
+anchor.py      the sweep's trend beside Tao et al. 2024's compute-optimal vocabularies (data/scaling.py)
+redraw.py      every figure of a race or sweep folder, drawn again from its results.json
 """

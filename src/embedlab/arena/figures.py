@@ -3,6 +3,13 @@
 TASK.png     one bar per strategy for the task's headline metric, the seeds' spread as an error
              bar, "n/a" where the task does not apply (never a zero-height bar)
 curves.png   held-out bits per byte (text) and test accuracy (images) against training FLOPs
+
+and the budget sweep's (arena/sweep.py), from its summary:
+
+sweep.png    held-out bits per byte against training FLOPs (log axis), a line per text strategy,
+             a panel per body width
+
+arena/redraw.py draws them again from a race's or a sweep's results.json, training nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only: no display on a server or in CI
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+import matplotlib.ticker  # noqa: E402
 
 from embedlab.files import atomic_writer  # noqa: E402
 
@@ -61,6 +69,29 @@ def _curves(summary: dict, labels: dict[str, str], path: Path) -> Path:
         ax.set(title=title, xlabel="training FLOPs", ylabel=unit)
         ax.legend(fontsize=7)
     return _save(fig, path)
+
+
+def draw_sweep(summary: dict, folder: Path) -> Path:
+    """Write the sweep's figure into `folder`; -> its path."""
+    labels = {s["name"]: s["label"] for s in summary["strategies"]}
+    widths = summary["plan"]["widths"]
+    fig, axes = plt.subplots(1, len(widths), figsize=(5 * len(widths), 3.8), layout="constrained", sharey=True,
+                             squeeze=False)  # fmt: skip
+    for ax, width in zip(axes[0], widths, strict=True):
+        points = [p for p in summary["points"] if p["width"] == width]
+        for name, label in labels.items():
+            xy = [(r["train_flops"], r["bits_per_byte"]) for p in points for r in p["strategies"]
+                  if r["strategy"] == name and r["bits_per_byte"] is not None]  # fmt: skip
+            if xy:
+                ax.plot(*zip(*xy, strict=True), marker="o", label=label)
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())  # 3×10¹¹ beside 4×10¹¹ would overlap
+        ax.set(title=f"body width d = {width}", xlabel="training FLOPs", ylabel="held-out bits per byte")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    seeds = ", ".join(map(str, summary["plan"]["seeds"]))
+    fig.suptitle(f"The {summary['plan']['name']} sweep on {summary['corpus']} (seeds {seeds}): lower is better")
+    return _save(fig, folder / "sweep.png")
 
 
 def _kind(run: dict) -> str:

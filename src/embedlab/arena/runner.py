@@ -6,7 +6,8 @@
 The folder:
     race.json                the race's setting (budget, strategies, tasks, device): written first (read_setting)
     runs/STRATEGY-seedN.json one finished run (a strategy trained once): written atomically when it ends
-    text/, tokenizers/       the split corpus and the trained tokenizers, reused on resume
+    text/, tokenizers/       the split corpus and the trained tokenizers, reused on resume (in `data`
+                             when given: a budget sweep's races share one copy, arena/sweep.py)
     results.json             every task's Results and the runs behind them (what --json prints; read_results)
     *.png                    one bar chart per task, and the learning curves
 
@@ -22,7 +23,7 @@ import json
 import logging
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
 
 import torch
@@ -57,31 +58,35 @@ class RaceEvent:
 class Race:
     """One race in one folder; see the module docstring."""
 
-    def __init__(self, folder: Path, budget: Budget, strategies: tuple[str, ...], tasks: tuple[str, ...], device: str):
+    def __init__(
+        self, folder: Path, budget: Budget, strategies: tuple[str, ...], tasks: tuple[str, ...], device: str,
+        data: Path | None = None,
+    ) -> None:  # fmt: skip
         self.folder, self.budget, self.strategies, self.tasks, self.device = folder, budget, strategies, tasks, device
+        self.data = folder if data is None else Path(data)  # where text/ and tokenizers/ live
 
     @classmethod
     def open(
         cls, folder: str | Path, budget: Budget | str = "quick", strategies: Sequence[str] | None = None,
         tasks: Sequence[str] | None = None, device: str = "cpu", force: bool = False, clock: str | None = None,
+        data: str | Path | None = None,
     ) -> Race:  # fmt: skip
         """A race in `folder`: a new one, or the one already there if it has the same setting.
-        `clock` ("flops" or "wall") replaces the budget's."""
+        `clock` ("flops" or "wall") replaces the budget's; `data` is where the split corpus and the
+        tokenizers are kept (default: `folder`)."""
         if isinstance(budget, str):
             budget = BUDGETS[check_choice("budget", budget, tuple(BUDGETS))]
         if clock is not None:
             budget = replace(budget, clock=check_choice("clock", clock, CLOCKS))
         names = tuple(strategy(name).name for name in (strategies or STRATEGIES))
         tasks = tuple(check_choice("task", task, TASKS) for task in (tasks or TASKS))
-        device = check_choice("device", device, DEVICES)
-        if device == "cuda" and not torch.cuda.is_available():
-            raise InvalidValueError("device 'cuda' asked for, but torch sees no CUDA device here")
+        device = check_device(device)
         folder = Path(folder)
         setting = {"budget": asdict(budget), "device": device}
         race_file = folder / RACE_FILE
         if race_file.is_file():
             before = cls.read_setting(folder) if not force else None  # force starts over, even on a damaged race.json
-            if before is not None and {k: before.get(k) for k in setting} != json.loads(json.dumps(setting)):
+            if before is not None and not _same_setting(before, setting):
                 raise InvalidValueError(
                     f"{folder} holds a {before['budget']['name']} race on {before['device']}; pick another folder, "
                     "or force to start over there"
@@ -93,7 +98,7 @@ class Race:
             raise InvalidValueError(f"{folder} exists and holds no race; pick an empty or new folder")
         (folder / RUNS).mkdir(parents=True, exist_ok=True)
         atomic_write_text(race_file, json.dumps({**setting, "strategies": names, "tasks": tasks}, indent=1))
-        return cls(folder, budget, names, tasks, device)
+        return cls(folder, budget, names, tasks, device, None if data is None else Path(data))
 
     @staticmethod
     def read_setting(folder: str | Path) -> dict:
@@ -149,8 +154,8 @@ class Race:
             if s.kind == "text":
                 from embedlab.arena import text  # imported here: the image-only race needs none of it
 
-                text_data = text_data or text.prepare_text(self.budget, self.folder / "text")
-                tokenizer = text.tokenizer_for(s, text_data, self.folder / "tokenizers")
+                text_data = text_data or text.prepare_text(self.budget, self.data / "text")
+                tokenizer = text.tokenizer_for(s, text_data, self.data / "tokenizers")
                 run = text.run_text(s, self.budget, seed, text_data, tokenizer, self.device, progress)
             else:
                 from embedlab.arena import vision
@@ -184,3 +189,21 @@ class Race:
             "orderings": orderings(rows),  # every pair's order on every metric: holds, contradicted, within noise
             "runs": [done[key] for key in sorted(done)],
         }
+
+
+def check_device(device: str) -> str:
+    """`device` if this machine can train there ("cpu", or "cuda" where torch sees a GPU)."""
+    device = check_choice("device", device, DEVICES)
+    if device == "cuda" and not torch.cuda.is_available():
+        raise InvalidValueError("device 'cuda' asked for, but torch sees no CUDA device here")
+    return device
+
+
+def _same_setting(before: dict, setting: dict) -> bool:
+    """Whether race.json's `before` is the race `setting` describes. A budget field added since
+    `before` was written reads as its default (Budget.text_dim: a race begun before it was d = 64)."""
+    defaults = {f.name: f.default for f in fields(Budget) if f.default is not MISSING}
+    budget = before.get("budget")
+    if isinstance(budget, dict):
+        before = {**before, "budget": {**defaults, **budget}}
+    return {k: before.get(k) for k in setting} == json.loads(json.dumps(setting))

@@ -176,6 +176,7 @@ class Budget:
     context_bytes: int = 256  # bytes of text every text strategy predicts from
     n_layers: int = 2
     n_heads: int = 4
+    text_dim: int = ARENA_DIM  # TinyLM's width D for every text strategy (the budget sweep widens it)
     batch_size: int = 32  # windows of context_bytes: about the same text per step for every tokenizer
     clock: str = "flops"  # "flops" | "wall"
 

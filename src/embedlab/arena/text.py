@@ -205,9 +205,9 @@ def context_tokens(context_bytes: int, train_bytes: int, train_tokens: int) -> i
 
 
 def build_model(strategy: Strategy, budget: Budget, context: int, device: str = "cpu") -> TinyLM:
-    """The TinyLM every text strategy trains: the budget's body, the strategy's table (V ids, D wide,
-    full or of a huge vocabulary's kinds, tied or not), `context` tokens of positions, drawn from
-    torch's global random state.
+    """The TinyLM every text strategy trains: the budget's body (budget.text_dim wide), the strategy's
+    table (V ids, full or of a huge vocabulary's kinds, tied or not), `context` tokens of positions,
+    drawn from torch's global random state.
 
     >>> from embedlab.arena.strategies import BUDGETS, strategy
     >>> model = build_model(strategy("bpe-32k"), BUDGETS["quick"], 80)
@@ -215,8 +215,15 @@ def build_model(strategy: Strategy, budget: Budget, context: int, device: str = 
     (True, 512000)
     """
     layout = strategy.arena
-    table = table_config(layout)
-    config = LMConfig(layout.vocab_size, layout.dim, budget.n_layers, budget.n_heads, context, layout.tied, table=table)
+    config = LMConfig(
+        layout.vocab_size,
+        budget.text_dim,
+        budget.n_layers,
+        budget.n_heads,
+        context,
+        layout.tied,
+        table=table_config(layout),
+    )
     return TinyLM(config, device=device)
 
 

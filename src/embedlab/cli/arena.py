@@ -4,6 +4,9 @@ embedlab arena --quick --out runs/arena-quick          # about 3 minutes: a firs
 embedlab arena --out runs/arena                        # the full race (3 seeds, about an hour here)
 embedlab arena --quick --tasks lm,cost --out runs/a --json
 embedlab arena --quick --clock wall --out runs/wall     # the same seconds per run, not the same FLOPs
+embedlab arena --sweep --out runs/sweep                 # the budget axis: 4 text strategies, 5 budgets, 2 widths
+embedlab arena --sweep --quick --out runs/sweep-quick   # the same on the quick race's data: minutes
+embedlab arena --figures --out runs/arena               # draw a race's or a sweep's figures again, no training
 """
 
 from __future__ import annotations
@@ -56,6 +59,13 @@ def arena(
             "--clock", metavar="NAME", help="What a run's budget counts: flops (the same steps on any machine) | wall."
         ),
     ] = "flops",
+    sweep: Annotated[
+        bool,
+        typer.Option("--sweep", help="The budget sweep: the text strategies at 5 compute budgets and 2 body widths."),
+    ] = False,
+    figures: Annotated[
+        bool, typer.Option("--figures", help="Draw the figures of the race or sweep in --out again; train nothing.")
+    ] = False,
     force: Annotated[bool, typer.Option("--force", help="Start over in a folder that holds another race.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
@@ -69,11 +79,26 @@ def arena(
     A killed race resumes where it stopped when run again with the same --out; a folder that
     holds another race is started over only with --force. The arena keeps the lesson's
     proportions at a size two cores can train; the table printed first sets the two scales side
-    by side.
+    by side. --sweep races the four text strategies at budgets spanning 16x (1/8 to 2 of the full
+    race's; with --quick 1/8 to 1 of the quick race's) at widths d = 64 and 128: which vocabulary
+    wins at which budget and width, beside Tao et al. 2024's compute-optimal vocabularies.
     """
     from rich.console import Console
 
     from embedlab.arena.runner import Race, RaceEvent
+
+    if figures:
+        from embedlab.arena.redraw import redraw
+
+        paths = redraw(out)
+        if as_json:
+            typer.echo(json.dumps({"figures": [str(p) for p in paths]}))
+        else:
+            typer.echo(f"{len(paths)} figures drawn again in {out}")
+        return
+    if sweep:
+        _sweep(out, "quick" if quick else "full", device, force, as_json)
+        return
 
     race = Race.open(out, "quick" if quick else "full", _names(strategies), _names(tasks), device, force, clock)
     console = Console(stderr=as_json)
@@ -103,6 +128,77 @@ def arena(
         return
     console.print(results_table(summary))
     console.print(f"results.json and figures in {out}", highlight=False)
+
+
+def _sweep(out: Path, plan: str, device: str, force: bool, as_json: bool) -> None:
+    from rich.console import Console
+
+    from embedlab.arena.sweep import Sweep, SweepEvent
+
+    sweep = Sweep.open(out, plan, device, force)
+    console = Console(stderr=as_json)
+    with _progress(console) as progress:
+        bars: dict[tuple[int, float, str, int], int] = {}
+
+        def on_event(event: SweepEvent) -> None:
+            e = event.race
+            key = (event.width, event.share, e.strategy, e.seed)
+            if key not in bars:
+                name = f"d={event.width} ×{event.share:g} {e.strategy} seed {e.seed}"
+                bars[key] = progress.add_task(name, total=None, note="")
+            done = {"resumed": 1.0, "finished": 1.0, "training": e.done}.get(e.stage, 0.0)
+            progress.update(bars[key], total=1, completed=done, note=e.stage)
+
+        summary = sweep.run(on_event)
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    for table in sweep_tables(summary):
+        console.print(table)
+    console.print(anchor_text(summary["anchor"]), highlight=False)
+    console.print(f"results.json and sweep.png in {out}", highlight=False)
+
+
+def sweep_tables(summary: dict) -> list[Table]:
+    """Per width: held-out bits per byte of each strategy at each budget, the winner's cell in bold."""
+    from rich import box
+    from rich.table import Table
+
+    tables = []
+    for width in summary["plan"]["widths"]:
+        points = [p for p in summary["points"] if p["width"] == width]
+        won = {(w["share"], w["winner"]) for w in summary["winners"] if w["width"] == width and w["metric"] ==
+               "bits_per_byte"}  # fmt: skip
+        seeds = ", ".join(map(str, summary["plan"]["seeds"]))
+        title = f"Held-out bits per byte at d = {width}, by training FLOPs (seeds {seeds}; bold: the lowest)"
+        table = Table(title=title, box=box.SIMPLE_HEAD)
+        table.add_column("strategy", no_wrap=True)
+        table.add_column("V", justify="right", no_wrap=True)
+        for p in points:
+            table.add_column(f"{p['budget_flops']:.2g}", justify="right", no_wrap=True)
+        for s in summary["strategies"]:
+            cells = []
+            for p in points:
+                (row,) = [r for r in p["strategies"] if r["strategy"] == s["name"]]
+                cell = "n/a" if row["bits_per_byte"] is None else f"{row['bits_per_byte']:.3f}"
+                cells.append(f"[bold]{cell}[/bold]" if (p["share"], s["name"]) in won else cell)
+            table.add_row(s["label"], f"{s['vocab_size']:,}", *cells)
+        tables.append(table)
+    return tables
+
+
+def anchor_text(anchor: dict) -> str:
+    """The comparison with Tao et al. 2024 in a few lines."""
+    lines = [f"Tao et al. 2024: optimal vocabulary ∝ N^{anchor['tao_exponent']:.2f} over non-vocabulary "
+             f"parameters N; it reaches 32K at N ≈ {anchor['params_at_32k']:.2g}."]  # fmt: skip
+    for a in anchor["arena"]:
+        wins = " → ".join(f"{w['vocab_size']:,}" for w in a["winners"])
+        extrapolated = f"their law extrapolated there: {a['tao_vocab_at_params']:,.0f}"
+        lines.append(f"d = {a['width']} (N ≈ {a['non_vocab_params']:,.0f}): the winner with compute {wins} "
+                     f"({a['with_compute']}); {extrapolated}")  # fmt: skip
+    same = {True: "the same way as theirs", False: "not as theirs", None: "nowhere (it does not move)"}
+    lines.append(f"The arena's winner points {same[anchor['same_direction']]}.")
+    return "\n".join(lines)
 
 
 def scale_table(race: Race) -> Table:

@@ -7,7 +7,9 @@
 
 The page shows the best race it finds: a full race in `root/full` (`embedlab arena --out
 ROOT/full`), else the quick race in `root/quick`. A quick race the page starts resumes whatever a
-killed one left in `root/quick`.
+killed one left in `root/quick`. Beside it, the budget sweep it finds: a full sweep in
+`root/sweep` (`embedlab arena --sweep --out ROOT/sweep`), else a quick one in `root/sweep-quick`;
+None when neither has finished ("no sweep recorded" on the page).
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from typing import Any
 
 from embedlab.arena.runner import Race, RaceEvent
 from embedlab.arena.strategies import STRATEGIES, TASKS
+from embedlab.arena.sweep import Sweep
 from embedlab.sims.job import Job
 
-LIMITS = {"tasks": list(TASKS), "strategies": list(STRATEGIES)}  # the lab page's choices, listed by /api/config
 SOURCES = ("full", "quick")  # the races the page looks for, the better first
-LIMITS: dict[str, Any] = {"tasks": list(TASKS), "strategies": list(STRATEGIES)}
+SWEEP_SOURCES = ("sweep", "sweep-quick")  # the sweeps the page looks for, the better first
+LIMITS: dict[str, Any] = {"tasks": list(TASKS), "strategies": list(STRATEGIES)}  # the page's choices (/api/config)
 LABELS = {name: s.label for name, s in STRATEGIES.items()}  # a strategy's id -> the name the page shows
 
 
@@ -37,6 +40,8 @@ class ArenaState:
     labels: dict[str, str]  # strategy id -> the name the page shows (LABELS)
     source: str | None  # "full" or "quick": which race `race` is; None before any
     race: dict[str, Any] | None  # the race's summary, as results.json holds it (see embedlab.arena.runner)
+    sweep_source: str | None = None  # "sweep" or "sweep-quick": which sweep `sweep` is; None before any
+    sweep: dict[str, Any] | None = None  # the sweep's summary, as its results.json holds it (embedlab.arena.sweep)
 
 
 class ArenaLab:
@@ -53,6 +58,14 @@ class ArenaLab:
         """(source, summary) of the best finished race found under `root`, or (None, None)."""
         for source in SOURCES:
             summary = Race.read_results(self.root / source)  # a damaged one: FileFormatError, saying how to recover
+            if summary is not None:
+                return source, summary
+        return None, None
+
+    def sweep(self) -> tuple[str | None, dict | None]:
+        """(source, summary) of the best finished budget sweep found under `root`, or (None, None)."""
+        for source in SWEEP_SOURCES:
+            summary = Sweep.read_results(self.root / source)
             if summary is not None:
                 return source, summary
         return None, None
@@ -78,7 +91,7 @@ class ArenaLab:
         with self._lock:
             job, progress = self._job.state(), tuple(self._progress.values())
         source, race = self.race()
-        return ArenaState(job.status, job.message, progress, LABELS, source, race)
+        return ArenaState(job.status, job.message, progress, LABELS, source, race, *self.sweep())
 
     def close(self, timeout: float = 1.0) -> None:
         """At shutdown: a running race is a daemon thread; it is left to die with the process (its

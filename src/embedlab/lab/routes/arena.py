@@ -17,8 +17,9 @@ router = APIRouter(prefix="/api/arena", tags=["arena"])
 
 @router.get("", response_model=answer_model(ArenaState))
 def state(arena: ArenaDep) -> ArenaState:
-    """The running race's progress (if any) and the best finished race found: a full race run with
-    `embedlab arena --out CACHE/lab/arena/full`, else the quick race."""
+    """The running race's progress (if any), the best finished race found (a full race run with
+    `embedlab arena --out CACHE/lab/arena/full`, else the quick race) and the budget sweep found
+    (`embedlab arena --sweep --out CACHE/lab/arena/sweep`, else `sweep-quick`; null before any)."""
     return arena.state()
 
 

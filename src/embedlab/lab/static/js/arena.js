@@ -25,6 +25,9 @@ function build(root, limits) {
     bars: el("div", { id: "arena-bars", class: "plot" }),
     details: el("div", { id: "arena-details" }),
     curve: el("div", { id: "arena-curve", class: "plot" }),
+    sweepStatus: el("p", { id: "arena-sweep-status", class: "stat" }),
+    sweep: el("div", { id: "arena-sweep", class: "plot" }),
+    anchor: el("div", { id: "arena-anchor" }),
     state: null,
     picked: null,
   };
@@ -37,7 +40,11 @@ function build(root, limits) {
       "language modelling (held-out bits per byte), rare words, Fashion-MNIST and cost. The arena keeps the " +
       "lesson's proportions at a size two cores can train. A strategy that cannot do a task is marked n/a."),
     el("div", { class: "controls" }, field("task", page.task), page.start),
-    page.error, page.status, page.progress, page.bars, el("div", { class: "grid2" }, page.details, page.curve));
+    page.error, page.status, page.progress, page.bars, el("div", { class: "grid2" }, page.details, page.curve),
+    el("h3", {}, "The budget axis: when does a larger vocabulary pay?"),
+    el("p", {}, "The four text strategies raced again at several compute budgets and two body widths " +
+      "(`embedlab arena --sweep`): a line per strategy, a panel per width, lower is better."),
+    page.sweepStatus, page.sweep, page.anchor);
   return page;
 }
 
@@ -48,6 +55,7 @@ async function follow(page, state) {
   page.status.textContent = status(state);
   page.progress.replaceChildren(...(state.progress.length ? [progressTable(state)] : []));
   if (state.race) await drawRace(page, state);
+  await drawSweep(page, state);
   if (state.status === "running") {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     if (!page.bars.isConnected) return; // another page is shown: stop asking
@@ -143,4 +151,41 @@ async function details(page, race, name) {
 function spend(budget, kind) {
   if (budget.clock === "wall") return `${kind === "text" ? budget.text_seconds : budget.image_seconds} s`;
   return `${(kind === "text" ? budget.text_flops : budget.image_flops).toExponential(2)} FLOPs`;
+}
+
+// The budget sweep: held-out bits per byte against training FLOPs (log axis), one panel per width.
+async function drawSweep(page, state) {
+  const sweep = state.sweep;
+  if (!sweep) {
+    page.sweepStatus.textContent = "No sweep recorded: run `embedlab arena --sweep --out EMBEDLAB_CACHE/lab/arena/sweep` " +
+      "(or --sweep --quick into …/sweep-quick) and reload the page.";
+    page.sweep.replaceChildren();
+    page.anchor.replaceChildren();
+    return;
+  }
+  const widths = sweep.plan.widths;
+  page.sweepStatus.textContent = `Showing the ${sweep.plan.name} sweep (${sweep.corpus}, seeds ` +
+    `${sweep.plan.seeds.join(", ")}, widths ${widths.join(" and ")}).`;
+  const traces = widths.flatMap((width, i) => sweep.strategies.map((s) => {
+    const rows = sweep.points.filter((p) => p.width === width)
+      .map((p) => p.strategies.find((r) => r.strategy === s.name)).filter((r) => r && r.bits_per_byte !== null);
+    return { type: "scatter", mode: "lines+markers", name: s.label, legendgroup: s.name, showlegend: i === 0,
+      xaxis: `x${i ? i + 1 : ""}`, yaxis: `y${i ? i + 1 : ""}`, x: rows.map((r) => r.train_flops),
+      y: rows.map((r) => r.bits_per_byte), hovertemplate: `${s.label}, d = ${width}: %{y:.4f} bits/byte at %{x:.3g} FLOPs<extra></extra>` };
+  }));
+  const axes = Object.fromEntries(widths.flatMap((width, i) => [
+    [`xaxis${i ? i + 1 : ""}`, { type: "log", title: { text: `training FLOPs (d = ${width})` } }],
+    [`yaxis${i ? i + 1 : ""}`, { title: { text: i ? "" : "held-out bits per byte" } }]]));
+  await plot(page.sweep, traces, { grid: { rows: 1, columns: widths.length, pattern: "independent" }, ...axes,
+    title: { text: `The ${sweep.plan.name} sweep: bits per byte against training compute` }, height: 400 });
+  const a = sweep.anchor;
+  page.anchor.replaceChildren(
+    table(["width d", "non-vocabulary parameters", "winner at each budget, smallest first", "with compute",
+      "Tao et al.'s law there"], a.arena.map((w) => [w.width, count(w.non_vocab_params),
+      w.winners.map((x) => count(x.vocab_size)).join(" → "), w.with_compute, count(Math.round(w.tao_vocab_at_params))])),
+    note(`Tao et al. 2024: the compute-optimal vocabulary grows as N^${fixed(a.tao_exponent, 2)} with the ` +
+      `non-vocabulary parameters N (${a.tao.map((t) => `${count(t.vocab_size)} at ${fixed(t.non_vocab_params / 1e6, 0)}M`).join(", ")}); ` +
+      `by that law 32K becomes the optimum near N = ${fixed(a.params_at_32k / 1e6, 0)}M. ` +
+      (a.same_direction === null ? "The arena's winner does not move across its budgets." :
+        `The arena's winner moves ${a.same_direction ? "the same way" : "not the same way"} as theirs.`)));
 }
