@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from embedlab.arena.strategies import STRATEGIES
+from embedlab.arena.strategies import BUDGETS
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,9 @@ def test_a_started_race_resumes_and_finishes(client, cached_race):
         time.sleep(0.5)
         state = client.get("/api/arena").json()
     assert state["status"] == "finished", state["message"]
-    assert {p["stage"] for p in state["progress"]} == {"resumed"} and len(state["progress"]) == len(STRATEGIES)
+    assert {p["stage"] for p in state["progress"]} == {"resumed"} and len(state["progress"]) == len(
+        BUDGETS["quick"].strategies
+    )
     assert state["race"]["results"] == summary["results"]
 
 

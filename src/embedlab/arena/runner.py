@@ -78,7 +78,7 @@ class Race:
             budget = BUDGETS[check_choice("budget", budget, tuple(BUDGETS))]
         if clock is not None:
             budget = replace(budget, clock=check_choice("clock", clock, CLOCKS))
-        names = tuple(strategy(name).name for name in (strategies or STRATEGIES))
+        names = tuple(strategy(name).name for name in (strategies or budget.strategies or STRATEGIES))
         tasks = tuple(check_choice("task", task, TASKS) for task in (tasks or TASKS))
         device = check_device(device)
         folder = Path(folder)

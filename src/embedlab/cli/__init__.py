@@ -33,7 +33,7 @@ tokenizer.py  `embedlab tokenize`, `embedlab tokenizer train`
 vectors.py    `embedlab neighbors | analogy | evaluate | export`
 compare.py    `embedlab compare`: two tables key by key, and their benchmark differences
 train.py      `embedlab train`: a run folder, with progress, resume and metrics
-arena.py      `embedlab arena`: the six embedding strategies raced on real tasks
+arena.py      `embedlab arena`: the embedding strategies raced on real tasks, and the budget sweep
 lab.py        `embedlab lab`: serve the web lab
 """
 

@@ -69,10 +69,11 @@ def arena(
     force: Annotated[bool, typer.Option("--force", help="Start over in a folder that holds another race.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Race lesson 001's six embedding strategies and lesson 002's huge-vocabulary tables on real tasks.
+    """Race the ways to embed (lessons 001 and 002) on real tasks.
 
     The strategies (small V tied, large V untied, subword BPE, character-level, patch 16 and
-    patch 32) are measured on language modelling (held-out bits per byte), rare words,
+    patch 32, and lesson 002's tables for a huge vocabulary: large V with adaptive input, hashed,
+    or quotient-remainder) are measured on language modelling (held-out bits per byte), rare words,
     Fashion-MNIST classification and cost, each trained on the same compute (training FLOPs
     counted from the model's shapes; --clock wall: the same seconds on this machine instead).
 
