@@ -8,7 +8,7 @@ import json
 import pytest
 
 from embedlab.arena.runner import RACE_FILE, RESULTS_FILE, RUNS, Race
-from embedlab.errors import FileFormatError
+from embedlab.errors import FileFormatError, InvalidValueError
 
 START_OVER = "remove the folder, or force to start a new race there"
 
@@ -29,6 +29,23 @@ def test_the_setting_and_results_read_back(tmp_path):
     (tmp_path / RESULTS_FILE).write_text(json.dumps(summary))
     assert Race.read_results(tmp_path) == summary
     assert race.finished() == {}
+
+
+def test_a_race_begun_before_a_budget_field_existed_resumes_and_takes_new_strategies(tmp_path):
+    """race.json from before Budget.text_dim and Budget.strategies: they read as their defaults, so
+    the race resumes (here with a strategy it did not have) instead of being refused as another race."""
+    Race.open(tmp_path, "full", strategies=["bytes"], tasks=["lm"])
+    setting = json.loads((tmp_path / RACE_FILE).read_text())
+    for field in ("text_dim", "strategies"):
+        del setting["budget"][field]
+    (tmp_path / RACE_FILE).write_text(json.dumps(setting))
+    race = Race.open(tmp_path, "full", strategies=["bytes", "small-v-tied"], tasks=["lm"])
+    assert race.strategies == ("bytes", "small-v-tied")
+    assert Race.read_setting(tmp_path)["budget"]["strategies"] == []  # written again, whole
+    setting["budget"]["text_dim"] = 128  # a field that differs from the default: another race
+    (tmp_path / RACE_FILE).write_text(json.dumps(setting))
+    with pytest.raises(InvalidValueError, match="holds a full race on cpu"):
+        Race.open(tmp_path, "full", strategies=["bytes"], tasks=["lm"])
 
 
 @pytest.mark.parametrize(

@@ -206,4 +206,5 @@ def _same_setting(before: dict, setting: dict) -> bool:
     budget = before.get("budget")
     if isinstance(budget, dict):
         before = {**before, "budget": {**defaults, **budget}}
-    return {k: before.get(k) for k in setting} == json.loads(json.dumps(setting))
+    as_json = json.loads(json.dumps(before))  # a default tuple reads as the list race.json holds
+    return {k: as_json.get(k) for k in setting} == json.loads(json.dumps(setting))
