@@ -21,6 +21,16 @@ def cached_race(quick_race, lab_cache):
     return target, summary
 
 
+def test_with_no_race_in_the_cache_the_page_shows_the_recorded_full_race(tmp_path):
+    from embedlab.data.races import recorded_race
+    from embedlab.sims.arena import ArenaLab
+
+    source, race = ArenaLab(tmp_path).race()
+    assert source == "recorded" and race == recorded_race()
+    assert race["budget"]["name"] == "full" and race["budget"]["seeds"] == [0, 1, 2]
+    assert {"date", "machine", "command", "load", "commit"} <= race["recorded"].keys()
+
+
 def test_the_page_shows_the_race_in_the_cache(client, cached_race):
     _, summary = cached_race
     state = client.get("/api/arena").json()

@@ -64,13 +64,14 @@ def test_a_running_race_says_so_names_strategies_and_stops_polling_when_left(ope
     (target / "results.json").unlink()
     (target / "runs" / "patch-32-seed0.json").unlink()
     page = open_sim("arena")
-    assert page.inner_text("#arena-status").startswith("No race yet: run the quick one")
+    # no finished race in the cache: the page opens on the recorded full race that ships with embedlab
+    assert page.inner_text("#arena-status").startswith("Showing the full race recorded on 2026-11-25")
     page.click("#arena-start")
     page.wait_for_function(
         "() => document.querySelector('#arena-status').innerText.startsWith('A quick race is running')"
     )
     status = page.inner_text("#arena-status")
-    assert "Its bars show here when it finishes." in status and "No race yet" not in status
+    assert "Meanwhile the bars show the full race recorded on" in status
     # the progress table names strategies as the bars do, not by their ids
     page.wait_for_function(
         "() => document.querySelector('#arena-progress-table')?.innerText.includes('patch 32 (ViT)')"

@@ -5,6 +5,7 @@ corpora.py     open_corpus("gcide" | "enwiki-sample" | a text file): cleaned lin
 benchmarks.py  benchmark_path("wordsim353" | "rw" | "google" ...): in gensim's test data or benchmark_files/
 images.py      sample_image("china" | "flower"): scikit-learn's photographs as pixel arrays
 fashion.py     load_fashion("train" | "test"): Fashion-MNIST (Debian's dataset-fashion-mnist), 28×28
+races.py       recorded_race(): the arena's full race as it was run here (race_files/)
 scaling.py     tao_table(): Tao et al. 2024's optimal-vocabulary measurements, derived (scaling_files/)
 themes.py      THEMES: groups of related words that a trained table should gather together
 """

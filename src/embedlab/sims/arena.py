@@ -6,7 +6,9 @@
     arena.state()          "running", one progress entry per (strategy, seed), then "finished" and the race
 
 The page shows the best race it finds: a full race in `root/full` (`embedlab arena --out
-ROOT/full`), else the quick race in `root/quick`. A quick race the page starts resumes whatever a
+ROOT/full`), else the quick race in `root/quick`, else the full race recorded on the development
+machine that ships with embedlab (`data.races.recorded_race`, source "recorded"), so a newcomer's
+page opens on measured results. A quick race the page starts resumes whatever a
 killed one left in `root/quick`. Beside it, the budget sweep it finds: a full sweep in
 `root/sweep` (`embedlab arena --sweep --out ROOT/sweep`), else a quick one in `root/sweep-quick`;
 None when neither has finished ("no sweep recorded" on the page).
@@ -21,10 +23,11 @@ from typing import Any
 
 from embedlab.arena.runner import Race, RaceEvent
 from embedlab.arena.strategies import STRATEGIES, TASKS
+from embedlab.data.races import recorded_race
 from embedlab.arena.sweep import Sweep
 from embedlab.sims.job import Job
 
-SOURCES = ("full", "quick")  # the races the page looks for, the better first
+SOURCES = ("full", "quick")  # the races the page looks for, the better first; then the recorded one
 SWEEP_SOURCES = ("sweep", "sweep-quick")  # the sweeps the page looks for, the better first
 LIMITS: dict[str, Any] = {"tasks": list(TASKS), "strategies": list(STRATEGIES)}  # the page's choices (/api/config)
 LABELS = {name: s.label for name, s in STRATEGIES.items()}  # a strategy's id -> the name the page shows
@@ -38,7 +41,7 @@ class ArenaState:
     message: str  # why it failed
     progress: tuple[RaceEvent, ...]  # one per (strategy, seed) of the running race
     labels: dict[str, str]  # strategy id -> the name the page shows (LABELS)
-    source: str | None  # "full" or "quick": which race `race` is; None before any
+    source: str | None  # "full", "quick" or "recorded" (the race that ships with embedlab): which race `race` is
     race: dict[str, Any] | None  # the race's summary, as results.json holds it (see embedlab.arena.runner)
     sweep_source: str | None = None  # "sweep" or "sweep-quick": which sweep `sweep` is; None before any
     sweep: dict[str, Any] | None = None  # the sweep's summary, as its results.json holds it (embedlab.arena.sweep)
@@ -55,12 +58,13 @@ class ArenaLab:
         self._progress: dict[tuple[str, int], RaceEvent] = {}
 
     def race(self) -> tuple[str | None, dict | None]:
-        """(source, summary) of the best finished race found under `root`, or (None, None)."""
+        """(source, summary) of the best finished race found under `root`, else ("recorded", the
+        race that ships with embedlab, whose summary adds "recorded": date, machine, command)."""
         for source in SOURCES:
             summary = Race.read_results(self.root / source)  # a damaged one: FileFormatError, saying how to recover
             if summary is not None:
                 return source, summary
-        return None, None
+        return "recorded", recorded_race()
 
     def sweep(self) -> tuple[str | None, dict | None]:
         """(source, summary) of the best finished budget sweep found under `root`, or (None, None)."""

@@ -64,8 +64,9 @@ async function follow(page, state) {
 }
 
 function status(state) {
-  const shown = state.race && `the ${state.source} race (seeds ${state.race.budget.seeds.join(", ")}, ` +
-    `${state.race.budget.corpus} and Fashion-MNIST)`;
+  const shown = state.race && (state.source === "recorded" ? recordedRace(state.race.recorded) : `the ` +
+    `${state.source} race (seeds ${state.race.budget.seeds.join(", ")}, ${state.race.budget.corpus} and Fashion-MNIST)`) +
+    (state.source === "quick" ? `. ${QUICK_DIFFERS}` : "");
   if (state.status === "running") {
     return "A quick race is running (about 3 minutes): its progress is below. " +
       (shown ? `Meanwhile the bars show ${shown}.` : "Its bars show here when it finishes.");
@@ -73,6 +74,16 @@ function status(state) {
   const race = shown ? `Showing ${shown}.` : "No race yet: run the quick one (about 3 minutes).";
   if (state.status === "failed") return `The quick race failed: ${state.message}. ${race}`;
   return race;
+}
+
+// Why the quick race's order need not be the full race's (docs/arena.md says the same).
+const QUICK_DIFFERS = "The quick race trains on a sixteenth of the full race's compute, on 600 KB of text, " +
+  "with one seed: large vocabularies have taken a few dozen steps and can still score worse than their own " +
+  "unigram baseline, so its order is how far each got, and nothing in it is beyond noise";
+
+function recordedRace(recorded) {
+  return `the full race recorded on ${recorded.date} (${recorded.machine}; ${recorded.command}; ` +
+    "3 seeds, gcide and Fashion-MNIST; run the quick one with the button)";
 }
 
 function progressTable(state) {

@@ -87,7 +87,9 @@ function usePreset(page, layout) {
   page.kind.value = layout.patch_size > 0 ? "image" : "text";
   for (const [name, value] of Object.entries(layout)) {
     if (name === "tied") page.layout.tied.checked = value;
-    else if (!(name in ABSENT[page.kind.value])) page.layout[name].value = value; // hidden controls keep theirs
+    // hidden controls keep theirs; a field with no control here (a huge vocabulary's table, which
+    // `embedlab size` counts) is left at its default
+    else if (!(name in ABSENT[page.kind.value]) && name in page.layout) page.layout[name].value = value;
   }
   showKind(page);
 }
