@@ -18,14 +18,16 @@ def race():
 
 def test_it_is_the_full_budget_over_every_strategy_with_how_it_was_run(race):
     assert race["budget"]["name"] == "full" and race["budget"]["text_flops"] == BUDGETS["full"].text_flops
-    assert [s["name"] for s in race["strategies"]] == list(STRATEGIES)
+    # quotient-remainder's full-race runs are not in it yet, and the record says so
+    assert [s["name"] for s in race["strategies"]] == [name for name in STRATEGIES if name != "large-v-qr"]
     assert race["recorded"]["command"].startswith("embedlab arena --out")
+    assert "large-v-qr" in race["recorded"]["left_out"]
 
 
 def test_each_figure_is_the_mean_of_its_seeds_and_lies_in_its_interval(race):
     checked = 0
     for r in race["results"]:
-        if r["value"] is None or len(r["values"]) < 2:
+        if r["value"] is None or r["interval"] is None:  # n/a, or a count no seed moves (the lesson's params)
             continue
         assert r["value"] == pytest.approx(statistics.fmean(r["values"]), rel=1e-12)
         low, high = r["interval"]
