@@ -23,8 +23,8 @@ from typing import Any
 
 from embedlab.arena.runner import Race, RaceEvent
 from embedlab.arena.strategies import STRATEGIES, TASKS
-from embedlab.data.races import recorded_race
 from embedlab.arena.sweep import Sweep
+from embedlab.data.races import recorded_race
 from embedlab.sims.job import Job
 
 SOURCES = ("full", "quick")  # the races the page looks for, the better first; then the recorded one
