@@ -24,11 +24,15 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path):
         (("arena", "--quick", "--out", str(tmp_path / "b"), "--strategies", "bpe"), "unknown strategy 'bpe'"),
         (("arena", "--quick", "--out", str(tmp_path / "c"), "--device", "tpu"), "device must be one of cpu, cuda"),
         (("arena", "--quick"), "Missing option '--out'"),
+        (("arena", "--quick", "--out", str(tmp_path / "d"), "--clock", "steps"), "clock must be one of flops, wall"),
+        (("arena", "--sweep", "--out", str(tmp_path / "e"), "--tasks", "lm"), "drop --tasks lm"),
+        (("arena", "--sweep", "--out", str(tmp_path / "f"), "--clock", "wall"), "drop --clock wall"),
     ]:
         status, out, err = run_cli(*args)
         assert status == 2, args
         assert out == "" and message in err, (args, err)
         assert err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "e").exists() and not (tmp_path / "f").exists()  # refused before a folder is made
 
 
 def test_a_sweeps_tables_and_figures_from_its_folder(run_cli, tiny_sweep, tmp_path):

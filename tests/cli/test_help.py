@@ -135,7 +135,7 @@ def test_command_lists_show_whole_summaries(run_cli, monkeypatch, group):
 
 def test_choices_are_the_librarys():
     """cli/choices.py copies names so that --help imports nothing: each copy equals its home."""
-    from embedlab.arena import runner, strategies
+    from embedlab.arena import flops, runner, strategies
     from embedlab.cli import choices
     from embedlab.hashing import murmur
     from embedlab.sims import context
@@ -154,5 +154,6 @@ def test_choices_are_the_librarys():
     assert choices.DEVICES == config.DEVICES == runner.DEVICES
     assert choices.MAX_HASH_COUNT == murmur.MAX_HASH_COUNT
     assert choices.TASKS == strategies.TASKS
+    assert choices.CLOCKS == flops.CLOCKS
     assert choices.STRATEGIES == tuple(strategies.STRATEGIES)
     assert (choices.POOLINGS, choices.NEAREST) == (context.POOLINGS, context.NEAREST)

@@ -8,10 +8,18 @@ import shutil
 import time
 
 from embedlab.arena.strategies import BUDGETS, STRATEGIES
+from embedlab.data.races import recorded_race
 
 BARS = "document.querySelector('#arena-bars')"
 QUICK = BUDGETS["quick"].strategies  # 6 text strategies (lesson 001's four, adaptive, hashed) and 2 patch sizes
 TEXT = sum(STRATEGIES[name].kind == "text" for name in QUICK)
+LABELS = {name: s.label for name, s in STRATEGIES.items()}
+
+
+def _cells(page, selector: str) -> list[list[str]]:
+    """The body rows of a table, each a list of its cells' text."""
+    script = "rs => rs.filter((r) => r.querySelector('td')).map((r) => [...r.cells].map((c) => c.innerText))"
+    return page.eval_on_selector_all(f"{selector} tr", script)
 
 
 def test_the_arena_page_shows_the_race(open_sim, quick_race, lab_cache):
@@ -29,6 +37,10 @@ def test_the_arena_page_shows_the_race(open_sim, quick_race, lab_cache):
     lm = [r for r in summary["results"] if (r["task"], r["metric"]) == ("lm", "bits_per_byte")]
     bpb = {r["strategy"]: r["value"] for r in lm if r["value"] is not None}
     assert page.evaluate(f"{BARS}.data[0].y[3]") == bpb["bytes"]
+    # one seed: every ordering is within noise, and the ranking says so
+    verdicts = _cells(page, "#arena-verdict-table")
+    assert [row[1] for row in verdicts] == [LABELS[name] for name in sorted(bpb, key=bpb.get)]
+    assert {row[4] for row in verdicts[:-1]} == {"within noise"} and verdicts[0][3] == "one seed"
     page.select_option("#arena-task", "image")
     page.wait_for_function(f"() => {BARS}.layout.annotations.length === {TEXT}")
     # a bar's details: both scales and the learning curve of its seeds
@@ -71,6 +83,16 @@ def test_a_running_race_says_so_names_strategies_and_stops_polling_when_left(ope
     page = open_sim("arena")
     # no finished race in the cache: the page opens on the recorded full race that ships with embedlab
     assert page.inner_text("#arena-status").startswith("Showing the full race recorded on 2026-11-25")
+    # its ranking on bits per byte, each step down with the verdict results.json records for it
+    recorded = recorded_race()
+    lm = {r["strategy"]: r for r in recorded["results"] if r["metric"] == "bits_per_byte" and r["value"] is not None}
+    ranked = sorted(lm, key=lambda name: lm[name]["value"])
+    judged = {(o["winner"], o["loser"]): o["verdict"] for o in recorded["orderings"] if o["metric"] == "bits_per_byte"}
+    page.wait_for_selector("#arena-verdict-table")
+    verdicts = _cells(page, "#arena-verdict-table")
+    assert [row[1] for row in verdicts] == [LABELS[name] for name in ranked]
+    assert [row[4] for row in verdicts[:-1]] == [judged[a, b] for a, b in zip(ranked, ranked[1:], strict=False)]
+    assert "holds" in [row[4] for row in verdicts] and verdicts[0][3].count(" – ") == 1  # 3 seeds: an interval
     page.click("#arena-start")
     page.wait_for_function(
         "() => document.querySelector('#arena-status').innerText.startsWith('A quick race is running')"

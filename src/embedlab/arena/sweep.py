@@ -140,7 +140,9 @@ class Sweep:
         """Race every point not yet finished, then write results.json and sweep.png; -> the summary."""
         emit = on_event or (lambda event: None)
         races = {}
-        for width, share in self.plan.points():
+        # the smallest share at every width first: a budget that buys some strategy no step (the
+        # only way a point can fail) is refused in the first minutes, not after the narrow body's hour
+        for width, share in sorted(self.plan.points(), key=lambda point: (point[1], point[0])):
             race = Race.open(self.point_folder(width, share), self.plan.budget(width, share), SWEEP_STRATEGIES,
                              SWEEP_TASKS, self.device, data=self.folder)  # fmt: skip
             races[width, share] = race.run(lambda event, w=width, s=share: emit(SweepEvent(w, s, event)))

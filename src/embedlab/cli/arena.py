@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from embedlab.cli.choices import DEVICES, STRATEGIES, TASKS
+from embedlab.cli.choices import CLOCKS, DEVICES, STRATEGIES, TASKS
 from embedlab.cli.options import JsonFlag
 
 if TYPE_CHECKING:
@@ -56,7 +56,9 @@ def arena(
     clock: Annotated[
         str,
         typer.Option(
-            "--clock", metavar="NAME", help="What a run's budget counts: flops (the same steps on any machine) | wall."
+            "--clock",
+            metavar="NAME",
+            help=f"What a run's budget counts: {' | '.join(CLOCKS)} (flops: the same steps on any machine).",
         ),
     ] = "flops",
     sweep: Annotated[
@@ -98,6 +100,15 @@ def arena(
             typer.echo(f"{len(paths)} figures drawn again in {out}")
         return
     if sweep:
+        # a sweep's points race fixed strategies and tasks on FLOPs: say so rather than ignore the options
+        ignored = [f"--{name} {value}" for name, value in (("tasks", tasks), ("strategies", strategies)) if value]
+        ignored += [f"--clock {clock}"] if clock != "flops" else []
+        if ignored:
+            from embedlab.errors import InvalidValueError
+
+            raise InvalidValueError(
+                f"--sweep races its own strategies and tasks on FLOPs budgets; drop {', '.join(ignored)}"
+            )
         _sweep(out, "quick" if quick else "full", device, force, as_json)
         return
 

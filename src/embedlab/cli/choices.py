@@ -24,6 +24,7 @@ METHODS = ("sgns", "cbow", "lm")  # train.config.METHODS
 DEVICES = ("cpu", "cuda")  # train.config.DEVICES and arena.runner.DEVICES
 MAX_HASH_COUNT = 4  # hashing.murmur.MAX_HASH_COUNT: floret's most rows per key
 TASKS = ("lm", "rare", "image", "cost")  # arena.strategies.TASKS
+CLOCKS = ("flops", "wall")  # arena.flops.CLOCKS
 STRATEGIES = (  # arena.strategies
     "small-v-tied",
     "large-v-untied",

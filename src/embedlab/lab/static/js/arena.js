@@ -24,6 +24,7 @@ function build(root, limits) {
     progress: el("div", { id: "arena-progress" }),
     bars: el("div", { id: "arena-bars", class: "plot" }),
     details: el("div", { id: "arena-details" }),
+    verdicts: el("div", { id: "arena-verdicts" }),
     curve: el("div", { id: "arena-curve", class: "plot" }),
     sweepStatus: el("p", { id: "arena-sweep-status", class: "stat" }),
     sweep: el("div", { id: "arena-sweep", class: "plot" }),
@@ -40,7 +41,7 @@ function build(root, limits) {
       "language modelling (held-out bits per byte), rare words, Fashion-MNIST and cost. The arena keeps the " +
       "lesson's proportions at a size two cores can train. A strategy that cannot do a task is marked n/a."),
     el("div", { class: "controls" }, field("task", page.task), page.start),
-    page.error, page.status, page.progress, page.bars, el("div", { class: "grid2" }, page.details, page.curve),
+    page.error, page.status, page.progress, page.bars, page.verdicts, el("div", { class: "grid2" }, page.details, page.curve),
     el("h3", {}, "The budget axis: when does a larger vocabulary pay?"),
     el("p", {}, "The four text strategies raced again at several compute budgets and two body widths " +
       "(`embedlab arena --sweep`): a line per strategy, a panel per width, lower is better."),
@@ -126,9 +127,27 @@ async function drawRace(page, state) {
       yanchor: "bottom", font: { color: colour("muted") } })).filter(Boolean),
     yaxis: { type: task === "cost" ? "log" : "linear" }, height: 380,
   });
+  page.verdicts.replaceChildren(...verdicts(race, shownRows.filter((r) => r.applicable), labels));
   page.bars.removeAllListeners?.("plotly_click");
   page.bars.on("plotly_click", (event) => details(page, race, event.points[0].customdata));
   await details(page, race, page.picked ?? race.strategies[0].name);
+}
+
+// The headline figure ranked, each strategy set against the next one down: "holds" when the paired
+// seeds' 95% interval of the difference clears 0, "within noise" when it does not (or one seed), as
+// arena/noise.py judges it and results.json's orderings record it.
+function verdicts(race, rows, labels) {
+  if (rows.length < 2) return [];
+  const sign = rows[0].better === "lower" ? 1 : -1;
+  const ranked = [...rows].sort((a, b) => sign * (a.value - b.value));
+  const judged = (a, b) => race.orderings?.find((o) => o.task === a.task && o.metric === a.metric &&
+    o.winner === a.strategy && o.loser === b.strategy)?.verdict ?? "not judged";
+  const ranking = table(["rank", "strategy", "mean over seeds", "95% interval", "beats the next one down"],
+    ranked.map((r, i) => [i + 1, labels[r.strategy], figure(r.value, r.unit),
+      r.interval ? r.interval.map((v) => figure(v, r.unit)).join(" – ") : "one seed",
+      i + 1 < ranked.length ? judged(r, ranked[i + 1]) : ""]));
+  ranking.id = "arena-verdict-table";
+  return [ranking];
 }
 
 // A strategy's measured details: both scales, every figure, its learning curve.
