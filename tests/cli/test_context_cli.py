@@ -36,6 +36,7 @@ def test_bad_input_is_one_line_and_exit_2(run_cli):
         (("context", RIVER, MONEY, "--word", "bank", "--layer", "7"), "error: --layer must be between 0 and 6"),
         (("context", RIVER, MONEY, "-w", "bank", "--pooling", "max"), "error: pooling must be one of mean, first"),
         (("context", RIVER, MONEY), "error: Missing option '--word'"),
+        (("context", "I love ☃ snow", "the ♞ knight", "--word", "✈"), "error: the word '✈' is outside this"),
     ]:
         status, out, err = run_cli(*args)
         assert status == 2, args

@@ -1,5 +1,5 @@
-"""The recorded full race that ships with embedlab is a real race's results.json: its figures follow
-from its own runs, and every run spent the budget the arena's FLOPs rule buys."""
+"""The recorded full race and sweep that ship with embedlab are a real race's and sweep's results.json:
+their figures follow from their own runs, and every run spent the budget the arena's FLOPs rule buys."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import statistics
 import pytest
 
 from embedlab.arena.strategies import BUDGETS, STRATEGIES
-from embedlab.data.races import recorded_race
+from embedlab.arena.sweep import SWEEP_STRATEGIES, SWEEPS
+from embedlab.data.races import recorded_race, recorded_sweep
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +43,36 @@ def test_every_run_trained_the_whole_steps_its_budget_buys(race):
         budget = full.text_flops if STRATEGIES[run["strategy"]].kind == "text" else full.image_flops
         assert run["steps"] == int(budget // run["flops_per_step"]), run["strategy"]
         assert run["train_flops"] == run["steps"] * run["flops_per_step"] <= budget
+
+
+# --- the recorded full sweep ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    return recorded_sweep()
+
+
+def test_the_sweep_is_the_full_plan_with_how_it_was_run(sweep):
+    plan = SWEEPS["full"]
+    assert sweep["plan"]["name"] == "full" and tuple(sweep["plan"]["shares"]) == plan.shares
+    assert [(p["width"], p["share"]) for p in sweep["points"]] == plan.points()
+    assert [s["name"] for s in sweep["strategies"]] == list(SWEEP_STRATEGIES)
+    assert sweep["recorded"]["command"].startswith("embedlab arena --sweep --out")
+
+
+def test_every_sweep_run_trained_the_whole_steps_its_budget_buys(sweep):
+    for point in sweep["points"]:
+        assert point["budget_flops"] == SWEEPS["full"].budget(point["width"], point["share"]).text_flops
+        for row in point["strategies"]:
+            step = row["train_flops"] / row["steps"]  # one seed: the run's own figures
+            assert row["train_flops"] <= point["budget_flops"] < row["train_flops"] + step, row["strategy"]
+
+
+def test_each_winner_is_the_lowest_figure_at_its_point(sweep):
+    by_point = {(p["width"], p["share"]): p for p in sweep["points"]}
+    assert len(sweep["winners"]) == 2 * len(sweep["points"])  # bits per byte and rare words at each point
+    for w in sweep["winners"]:
+        rows = by_point[w["width"], w["share"]]["strategies"]
+        assert w["winner"] == min(rows, key=lambda r: r[w["metric"]])["strategy"]
+        assert w["verdict"] == "within noise"  # one seed: nothing is judged beyond noise

@@ -31,6 +31,16 @@ def test_with_no_race_in_the_cache_the_page_shows_the_recorded_full_race(tmp_pat
     assert {"date", "machine", "command", "load", "commit"} <= race["recorded"].keys()
 
 
+def test_with_no_sweep_in_the_cache_the_page_shows_the_recorded_full_sweep(tmp_path):
+    from embedlab.data.races import recorded_sweep
+    from embedlab.sims.arena import ArenaLab
+
+    source, sweep = ArenaLab(tmp_path).sweep()
+    assert source == "recorded" and sweep == recorded_sweep()
+    assert sweep["plan"]["name"] == "full"
+    assert {"date", "machine", "command", "load", "commit"} <= sweep["recorded"].keys()
+
+
 def test_the_page_shows_the_race_in_the_cache(client, cached_race):
     _, summary = cached_race
     state = client.get("/api/arena").json()
@@ -58,8 +68,8 @@ def test_a_started_race_resumes_and_finishes(client, cached_race):
 def test_the_sweep_in_the_cache_is_shown_beside_the_race(client, lab_cache, tiny_sweep):
     folder, _, summary = tiny_sweep
     state = client.get("/api/arena").json()
-    if not (lab_cache / "lab" / "arena" / "sweep-quick").exists():  # before any sweep is recorded
-        assert state["sweep"] is None and state["sweep_source"] is None
+    if not (lab_cache / "lab" / "arena" / "sweep-quick").exists():  # no sweep of this machine yet
+        assert state["sweep_source"] == "recorded" and state["sweep"]["recorded"]["date"] == "2026-11-25"
         shutil.copytree(folder, lab_cache / "lab" / "arena" / "sweep-quick")
     state = client.get("/api/arena").json()
     assert state["sweep_source"] == "sweep-quick"

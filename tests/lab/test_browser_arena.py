@@ -8,7 +8,7 @@ import shutil
 import time
 
 from embedlab.arena.strategies import BUDGETS, STRATEGIES
-from embedlab.data.races import recorded_race
+from embedlab.data.races import recorded_race, recorded_sweep
 
 BARS = "document.querySelector('#arena-bars')"
 QUICK = BUDGETS["quick"].strategies  # 6 text strategies (lesson 001's four, adaptive, hashed) and 2 patch sizes
@@ -128,10 +128,19 @@ def test_a_running_race_says_so_names_strategies_and_stops_polling_when_left(ope
 def test_the_sweep_panel_draws_the_sweep_in_the_cache(open_sim, tiny_sweep, lab_cache):
     folder, _, summary = tiny_sweep
     target = lab_cache / "lab" / "arena" / "sweep-quick"
-    if not target.exists():
-        shutil.copytree(folder, target)
-    page = open_sim("arena")
+    shutil.rmtree(target, ignore_errors=True)  # none of this machine's: the page opens on the recorded sweep
     sweep = "document.querySelector('#arena-sweep')"
+    page = open_sim("arena")
+    page.wait_for_function(f"() => {sweep}.data && {sweep}.data.length === 8")  # 4 strategies × 2 widths
+    status = page.inner_text("#arena-sweep-status")
+    assert status.startswith("Showing the full sweep recorded on 2026-11-25") and "embedlab arena --sweep" in status
+    recorded = recorded_sweep()
+    at128 = [p for p in recorded["points"] if p["width"] == 128]
+    small = [r for p in at128 for r in p["strategies"] if r["strategy"] == "small-v-tied"]
+    trace = page.evaluate(f"{sweep}.data.find((t) => t.name === 'small V + tied' && t.xaxis === 'x2')")
+    assert trace["y"] == [r["bits_per_byte"] for r in small] and len(small) == len(recorded["plan"]["shares"])
+    shutil.copytree(folder, target)
+    page = open_sim("arena")
     page.wait_for_function(f"() => {sweep}.data && {sweep}.data.length === 8")  # 4 strategies × 2 widths
     assert "Showing the tiny sweep" in page.inner_text("#arena-sweep-status")
     bytes64 = [r for p in summary["points"] if p["width"] == 64 for r in p["strategies"] if r["strategy"] == "bytes"]

@@ -61,6 +61,7 @@ def test_an_undecodable_byte_is_a_400_naming_the_word(client):
         ({"text": [RIVER, "bank " + "! " * 70], "word": "bank"}, 400, "text 1 is 73 tokens long; the limit is 64"),
         ({"text": [RIVER, "bank " * 8], "word": "bank"}, 400, "'bank' occurs 9 times in these texts; the limit is 8"),
         ({"text": [RIVER, MONEY], "word": "\u0301"}, 400, "the word '\u0301' has no pieces in this tokenizer"),
+        ({"text": ["I love \u2603 snow", "the \u265e knight"], "word": "\u2708"}, 400, "outside this tokenizer's"),
         ({"text": [RIVER, MONEY + "\x00"], "word": "bank"}, 400, "text 1 holds a control character, U+0000, at"),
         ({"text": [RIVER, MONEY], "word": "b" * 51}, 422, "word: String should have at most 50 characters"),
         ({"word": "bank", "layer": 6}, 400, "layer must be between 0 and 5; got 6"),

@@ -119,6 +119,16 @@ def test_a_word_of_no_pieces_is_refused(model, word):
         model.compare([RIVER, MONEY], word)
 
 
+def test_a_word_only_the_unknown_token_spells_is_refused(model):
+    """✈ reads as [UNK] and so do ☃ and ♞: "found in both texts" would only say [UNK] matches [UNK]."""
+    texts = ["I love \u2603 snow", "the \u265e knight"]
+    assert model.encoder.tokenizer.encode("\u2708", add_special_tokens=False).tokens == ["[UNK]"]
+    with pytest.raises(InvalidValueError, match=re.escape("the word '\u2708' is outside this tokenizer's vocabulary")):
+        model.compare(texts, "\u2708")
+    with pytest.raises(InvalidValueError, match="reads as \\[UNK\\], which any unknown word matches"):
+        model.compare([RIVER, MONEY + " \u2708"], "snow\u2603")  # a known word with an unknown letter: one [UNK]
+
+
 @pytest.mark.parametrize(
     "word, message",
     [

@@ -10,8 +10,8 @@ ROOT/full`), else the quick race in `root/quick`, else the full race recorded on
 machine that ships with embedlab (`data.races.recorded_race`, source "recorded"), so a newcomer's
 page opens on measured results. A quick race the page starts resumes whatever a
 killed one left in `root/quick`. Beside it, the budget sweep it finds: a full sweep in
-`root/sweep` (`embedlab arena --sweep --out ROOT/sweep`), else a quick one in `root/sweep-quick`;
-None when neither has finished ("no sweep recorded" on the page).
+`root/sweep` (`embedlab arena --sweep --out ROOT/sweep`), else a quick one in `root/sweep-quick`,
+else the full sweep recorded with the race (`data.races.recorded_sweep`, source "recorded").
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from typing import Any
 from embedlab.arena.runner import Race, RaceEvent
 from embedlab.arena.strategies import STRATEGIES, TASKS
 from embedlab.arena.sweep import Sweep
-from embedlab.data.races import recorded_race
+from embedlab.data.races import recorded_race, recorded_sweep
 from embedlab.sims.job import Job
 
 SOURCES = ("full", "quick")  # the races the page looks for, the better first; then the recorded one
-SWEEP_SOURCES = ("sweep", "sweep-quick")  # the sweeps the page looks for, the better first
+SWEEP_SOURCES = ("sweep", "sweep-quick")  # the sweeps the page looks for, the better first; then the recorded one
 LIMITS: dict[str, Any] = {"tasks": list(TASKS), "strategies": list(STRATEGIES)}  # the page's choices (/api/config)
 LABELS = {name: s.label for name, s in STRATEGIES.items()}  # a strategy's id -> the name the page shows
 
@@ -43,7 +43,7 @@ class ArenaState:
     labels: dict[str, str]  # strategy id -> the name the page shows (LABELS)
     source: str | None  # "full", "quick" or "recorded" (the race that ships with embedlab): which race `race` is
     race: dict[str, Any] | None  # the race's summary, as results.json holds it (see embedlab.arena.runner)
-    sweep_source: str | None = None  # "sweep" or "sweep-quick": which sweep `sweep` is; None before any
+    sweep_source: str | None = None  # "sweep", "sweep-quick" or "recorded" (the sweep that ships with embedlab)
     sweep: dict[str, Any] | None = None  # the sweep's summary, as its results.json holds it (embedlab.arena.sweep)
 
 
@@ -66,13 +66,14 @@ class ArenaLab:
                 return source, summary
         return "recorded", recorded_race()
 
-    def sweep(self) -> tuple[str | None, dict | None]:
-        """(source, summary) of the best finished budget sweep found under `root`, or (None, None)."""
+    def sweep(self) -> tuple[str, dict]:
+        """(source, summary) of the best finished budget sweep found under `root`, else ("recorded",
+        the sweep that ships with embedlab, whose summary adds "recorded" as the race's does)."""
         for source in SWEEP_SOURCES:
             summary = Sweep.read_results(self.root / source)
             if summary is not None:
                 return source, summary
-        return None, None
+        return "recorded", recorded_sweep()
 
     def start(self) -> ArenaState:
         """Run (or resume) the quick race in a daemon thread -> the state it starts in."""

@@ -295,6 +295,12 @@ class ContextModel:
         word_pieces = self.encoder.tokenizer.encode(word, add_special_tokens=False).tokens
         if not word_pieces:  # the tokenizer drops control and format characters, accents alone, U+FFFD
             raise InvalidValueError(f"the word {word!r} has no pieces in this tokenizer: give a word with letters")
+        unknown = getattr(self.encoder.tokenizer.model, "unk_token", None)
+        if unknown in word_pieces:  # [UNK] matches every other unknown word: "found" would mean nothing
+            raise InvalidValueError(
+                f"the word {word!r} is outside this tokenizer's vocabulary: it reads as "
+                f"{' '.join(word_pieces)}, which any unknown word matches; give a word it can spell"
+            )
         batch = self.encoder.tokenize(list(texts))
         occurrences = []
         for i, pieces in enumerate(batch.pieces):

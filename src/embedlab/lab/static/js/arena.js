@@ -184,18 +184,17 @@ function spend(budget, kind) {
 }
 
 // The budget sweep: held-out bits per byte against training FLOPs (log axis), one panel per width.
+// There is always one: a sweep in the lab's cache, else the one recorded with embedlab.
 async function drawSweep(page, state) {
   const sweep = state.sweep;
-  if (!sweep) {
-    page.sweepStatus.textContent = "No sweep recorded: run `embedlab arena --sweep --out EMBEDLAB_CACHE/lab/arena/sweep` " +
-      "(or --sweep --quick into …/sweep-quick) and reload the page.";
-    page.sweep.replaceChildren();
-    page.anchor.replaceChildren();
-    return;
-  }
   const widths = sweep.plan.widths;
-  page.sweepStatus.textContent = `Showing the ${sweep.plan.name} sweep (${sweep.corpus}, seeds ` +
-    `${sweep.plan.seeds.join(", ")}, widths ${widths.join(" and ")}).`;
+  const about = `${sweep.corpus}, seeds ${sweep.plan.seeds.join(", ")}, widths ${widths.join(" and ")}`;
+  page.sweepStatus.textContent = state.sweep_source === "recorded" ?
+    `Showing the ${sweep.plan.name} sweep recorded on ${sweep.recorded.date} (${sweep.recorded.machine}; ` +
+      `${sweep.recorded.command}; ${about}). One seed per point: a winner's margin is set against the full ` +
+      "race's seed intervals, not judged here. Your own: `embedlab arena --sweep --out " +
+      "EMBEDLAB_CACHE/lab/arena/sweep` (or --sweep --quick into …/sweep-quick), then reload." :
+    `Showing the ${sweep.plan.name} sweep (${about}).`;
   const traces = widths.flatMap((width, i) => sweep.strategies.map((s) => {
     const rows = sweep.points.filter((p) => p.width === width)
       .map((p) => p.strategies.find((r) => r.strategy === s.name)).filter((r) => r && r.bits_per_byte !== null);
