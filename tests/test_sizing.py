@@ -29,6 +29,7 @@ from embedlab.sizing import (
     TABLES,
     EmbeddingLayout,
     SizeReport,
+    activation_bytes,
     count,
     gpt2_params,
     preset,
@@ -230,6 +231,44 @@ def test_bad_dtype_names_value_and_choices():
 def test_bad_table_name():
     with pytest.raises(InvalidValueError, match=r"table must be one of .*; got 'tokens'"):
         count(preset("gpt2")).table_bytes("tokens")
+
+
+# --- activations: the output X (B, T, D), lesson 002's "activations B·T·d" -------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "batch", "seq", "dtype", "expected"),
+    [
+        ("bert-base", 32, 512, "fp32", 32 * 512 * 768 * 4),  # 50,331,648 B = 48 MiB
+        ("gpt2", 8, 1024, "fp16", 8 * 1024 * 768 * 2),  # 12,582,912
+        ("llama-2-7b", 1, 100_000, "bf16", 100_000 * 4096 * 2),  # rotary: no max_len bounds T
+        ("vit-b-16", 256, None, "fp32", 256 * 197 * 768 * 4),  # T = 14·14 patches + CLS
+    ],
+)
+def test_activation_bytes_are_b_t_d_values(name, batch, seq, dtype, expected):
+    assert activation_bytes(preset(name), batch, seq, dtype) == expected
+
+
+def test_activations_grow_with_b_and_t_and_the_tables_do_not():
+    assert activation_bytes(preset("bert-base"), 64, 256) == activation_bytes(preset("bert-base"), 32, 512)
+    assert activation_bytes(preset("bert-base"), 32, 512) == 50_331_648 < count(preset("bert-base")).bytes
+
+
+BAD_ACTIVATIONS = [
+    ("bert-base", 0, 8, r"batch must be >= 1; got 0"),
+    ("bert-base", 2, 0, r"seq must be >= 1; got 0"),
+    ("bert-base", 2, 513, r"seq must be at most max_len 512 \(learned position rows\); got 513"),
+    ("bert-base", 2, None, r"a text layout needs seq"),
+    ("vit-b-16", 2, 197, r"an image layout's T is fixed, N \+ 1 = 197: give no seq; got 197"),
+]
+
+
+@pytest.mark.parametrize(("name", "batch", "seq", "message"), BAD_ACTIVATIONS)
+def test_bad_activation_sizes(name, batch, seq, message):
+    with pytest.raises(InvalidValueError, match=message):
+        activation_bytes(preset(name), batch, seq)
+    with pytest.raises(InvalidValueError, match="dtype must be one of"):
+        activation_bytes(preset("gpt2"), 1, 1, "fp64")
 
 
 # --- the JSON shape -------------------------------------------------------------------------

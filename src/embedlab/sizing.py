@@ -28,8 +28,10 @@ Worked example, BERT-base (V 30,522, D 768, 512 learned positions, 2 segments, t
     of which the token table is 98.3%; in fp32 that is 95,342,592 bytes ≈ 90.9 MiB.
 
 Memory is parameters × bytes per parameter: a property of the weights alone, independent of
-batch size and sequence length. `gpt2_params` adds the transformer blocks of a GPT-2-shaped
-model, so that a table can be read as a share of the whole model.
+batch size and sequence length. The output X these tables hand to attention is not: it holds
+B·T·D values (lesson 002: "params V·d; activations B·T·d"), counted by `activation_bytes`.
+`gpt2_params` adds the transformer blocks of a GPT-2-shaped model, so that a table can be read as
+a share of the whole model.
 
 The module runs past 400 lines and stays one: a layout's fields, their checks and the arithmetic
 that reads them are one thing to follow (a new kind of table adds a field, its check and its
@@ -407,6 +409,28 @@ PRESETS: dict[str, EmbeddingLayout] = {
     # vit-base-patch32-224-in21k: image_size 224, patch_size 32, num_channels 3, hidden_size 768
     "vit-b-32": EmbeddingLayout(dim=768, positions="learned", image_size=224, patch_size=32),
 }
+
+
+def activation_bytes(layout: EmbeddingLayout, batch: int, seq: int | None = None, dtype: str = "fp32") -> int:
+    """Bytes of the embedding output X, (B, T, D) values in `dtype`, for one forward pass.
+
+    T is `seq` for text (at most max_len with learned positions: there are no rows past it). An
+    image's T is fixed, N + 1 (the patches and CLS), so `seq` must be None. BERT-base at B 32,
+    T 512 in fp32: 32·512·768·4 = 50,331,648 bytes, about half its tables' 95,342,592:
+
+    >>> activation_bytes(preset("bert-base"), batch=32, seq=512)
+    50331648
+    """
+    batch = check_int("batch", batch, low=1)
+    check_choice("dtype", dtype, tuple(BYTES_PER_PARAM))
+    if layout.is_image and seq is not None:
+        raise InvalidValueError(f"an image layout's T is fixed, N + 1 = {layout.n_patches + 1}: give no seq; got {seq}")
+    if seq is None and not layout.is_image:
+        raise InvalidValueError("a text layout needs seq, its tokens per sequence (>= 1); got none")
+    T = layout.n_patches + 1 if layout.is_image else check_int("seq", seq, low=1)
+    if layout.positions == "learned" and not layout.is_image and T > layout.max_len:
+        raise InvalidValueError(f"seq must be at most max_len {layout.max_len} (learned position rows); got {T}")
+    return batch * T * layout.dim * BYTES_PER_PARAM[dtype]  # (B, T, D) values
 
 
 def preset(name: str) -> EmbeddingLayout:
