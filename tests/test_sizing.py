@@ -29,6 +29,7 @@ from embedlab.sizing import (
     TABLES,
     EmbeddingLayout,
     SizeReport,
+    activation_bytes,
     count,
     gpt2_params,
     preset,
@@ -127,7 +128,11 @@ def test_gpt2_small_whole_model_is_124m():
 
 @pytest.mark.parametrize(
     ("fields", "n_layers"),
-    [(dict(n_layer=12), 12), (dict(vocab_size=101, n_positions=16, n_embd=24, n_layer=3, n_head=4), 3)],
+    [
+        (dict(n_layer=12), 12),
+        (dict(n_embd=1600, n_layer=48, n_head=25), 48),  # GPT-2 XL
+        (dict(vocab_size=101, n_positions=16, n_embd=24, n_layer=3, n_head=4), 3),
+    ],
 )
 def test_gpt2_params_equal_transformers(fields, n_layers):
     # Oracle: transformers' own GPT-2 built on the meta device (shapes only, no memory); a tied
@@ -142,6 +147,21 @@ def test_gpt2_params_equal_transformers(fields, n_layers):
     assert gpt2_params(layout, n_layers) == sum(p.numel() for p in model.parameters())
 
 
+def test_the_lessons_widths_are_presets():
+    # lesson 003: BERT-base 768, BERT-large 1024, GPT-2 768 to 1600, GPT-3 12,288, Llama 2 70B 8,192
+    widths = {"bert-base": 768, "bert-large": 1024, "gpt2": 768, "gpt2-xl": 1600, "gpt-3": 12288, "llama-2-70b": 8192}
+    assert {name: preset(name).dim for name in widths} == widths
+
+
+def test_gpt2_xl_and_gpt3_whole_models():
+    # GPT-2 XL, 48 blocks of 12·1600² + 13·1600: the "1.5B" of its name
+    assert gpt2_params(preset("gpt2-xl"), n_layers=48) == 82_049_600 + 48 * 30_740_800 + 3_200 == 1_557_611_200
+    # GPT-3, 96 blocks of width 12,288 (its sparse attention layers hold the same weights): "175B"
+    total = gpt2_params(preset("gpt-3"), n_layers=96)
+    assert total == 642_723_840 + 96 * 1_812_099_072 + 24_576 == 174_604_259_328
+    assert round(count(preset("gpt-3")).total_params / total, 4) == 0.0037  # its tables: 0.37% of it
+
+
 def test_gpt2_params_bad_arguments():
     with pytest.raises(InvalidValueError, match="n_layers must be >= 0; got -1"):
         gpt2_params(preset("gpt2"), -1)
@@ -154,6 +174,10 @@ def test_gpt2_params_bad_arguments():
 PRESET_TOTALS = {
     "gpt2": 50257 * 768 + 1024 * 768,
     "bert-base": 30522 * 768 + 512 * 768 + 2 * 768,
+    "bert-large": 30522 * 1024 + 512 * 1024 + 2 * 1024,  # 31,780,864
+    "gpt2-xl": 50257 * 1600 + 1024 * 1600,  # 82,049,600, tied
+    "gpt-3": 50257 * 12288 + 2048 * 12288,  # 642,723,840, tied
+    "llama-2-70b": 2 * 32000 * 8192,  # 524,288,000, untied
     "t5-base": 32128 * 768,  # relative bias lives in attention
     "llama-2-7b": 2 * 32000 * 4096,  # untied
     "llama-3-8b": 2 * 128256 * 4096,  # untied
@@ -230,6 +254,44 @@ def test_bad_dtype_names_value_and_choices():
 def test_bad_table_name():
     with pytest.raises(InvalidValueError, match=r"table must be one of .*; got 'tokens'"):
         count(preset("gpt2")).table_bytes("tokens")
+
+
+# --- activations: the output X (B, T, D), lesson 002's "activations B·T·d" -------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "batch", "seq", "dtype", "expected"),
+    [
+        ("bert-base", 32, 512, "fp32", 32 * 512 * 768 * 4),  # 50,331,648 B = 48 MiB
+        ("gpt2", 8, 1024, "fp16", 8 * 1024 * 768 * 2),  # 12,582,912
+        ("llama-2-7b", 1, 100_000, "bf16", 100_000 * 4096 * 2),  # rotary: no max_len bounds T
+        ("vit-b-16", 256, None, "fp32", 256 * 197 * 768 * 4),  # T = 14·14 patches + CLS
+    ],
+)
+def test_activation_bytes_are_b_t_d_values(name, batch, seq, dtype, expected):
+    assert activation_bytes(preset(name), batch, seq, dtype) == expected
+
+
+def test_activations_grow_with_b_and_t_and_the_tables_do_not():
+    assert activation_bytes(preset("bert-base"), 64, 256) == activation_bytes(preset("bert-base"), 32, 512)
+    assert activation_bytes(preset("bert-base"), 32, 512) == 50_331_648 < count(preset("bert-base")).bytes
+    with pytest.raises(InvalidValueError, match="dtype must be one of fp32, fp16, bf16, int8; got 'fp64'"):
+        activation_bytes(preset("gpt2"), 1, 1, "fp64")
+
+
+BAD_ACTIVATIONS = [
+    ("bert-base", 0, 8, r"batch must be >= 1; got 0"),
+    ("bert-base", 2, 0, r"seq must be >= 1; got 0"),
+    ("bert-base", 2, 513, r"seq must be at most max_len 512 \(learned position rows\); got 513"),
+    ("bert-base", 2, None, r"a text layout needs seq"),
+    ("vit-b-16", 2, 197, r"an image layout's T is fixed, N \+ 1 = 197: give no seq; got 197"),
+]
+
+
+@pytest.mark.parametrize(("name", "batch", "seq", "message"), BAD_ACTIVATIONS)
+def test_bad_activation_sizes(name, batch, seq, message):
+    with pytest.raises(InvalidValueError, match=message):
+        activation_bytes(preset(name), batch, seq)
 
 
 # --- the JSON shape -------------------------------------------------------------------------

@@ -28,8 +28,10 @@ Worked example, BERT-base (V 30,522, D 768, 512 learned positions, 2 segments, t
     of which the token table is 98.3%; in fp32 that is 95,342,592 bytes ≈ 90.9 MiB.
 
 Memory is parameters × bytes per parameter: a property of the weights alone, independent of
-batch size and sequence length. `gpt2_params` adds the transformer blocks of a GPT-2-shaped
-model, so that a table can be read as a share of the whole model.
+batch size and sequence length. The output X these tables hand to attention is not: it holds
+B·T·D values (lesson 002: "params V·d; activations B·T·d"), counted by `activation_bytes`.
+`gpt2_params` adds the transformer blocks of a GPT-2-shaped model, so that a table can be read as
+a share of the whole model.
 
 The module runs past 400 lines and stays one: a layout's fields, their checks and the arithmetic
 that reads them are one thing to follow (a new kind of table adds a field, its check and its
@@ -380,17 +382,28 @@ def _token_table(layout: EmbeddingLayout) -> tuple[int, int, int]:
     return V, V * D, output
 
 
-# Real configurations, each read off the model's HuggingFace config.json (field values noted).
+# Real configurations, each read off the model's HuggingFace config.json (field values noted); GPT-3,
+# which has none, off its paper.
 PRESETS: dict[str, EmbeddingLayout] = {
     # gpt2: vocab_size 50257, n_embd 768, n_positions 1024, tie_word_embeddings (default) true
     "gpt2": EmbeddingLayout(vocab_size=50257, dim=768, positions="learned", max_len=1024),
     # bert-base-uncased: vocab_size 30522, hidden_size 768, max_position_embeddings 512,
     # type_vocab_size 2; the MLM decoder reuses word_embeddings (tie_word_embeddings true)
     "bert-base": EmbeddingLayout(vocab_size=30522, dim=768, positions="learned", max_len=512, n_segments=2),
+    # bert-large-uncased: vocab_size 30522, hidden_size 1024, max_position_embeddings 512,
+    # type_vocab_size 2, tied as bert-base
+    "bert-large": EmbeddingLayout(vocab_size=30522, dim=1024, positions="learned", max_len=512, n_segments=2),
+    # gpt2-xl: vocab_size 50257, n_embd 1600, n_positions 1024, tie_word_embeddings (default) true
+    "gpt2-xl": EmbeddingLayout(vocab_size=50257, dim=1600, positions="learned", max_len=1024),
+    # GPT-3 175B, no config.json (Brown et al. 2020, Table 2.1 and section 2.1): d_model 12288,
+    # n_ctx 2048, GPT-2's byte-level BPE (50257) and architecture: learned positions, tied
+    "gpt-3": EmbeddingLayout(vocab_size=50257, dim=12288, positions="learned", max_len=2048),
     # t5-base: vocab_size 32128, d_model 768, relative_attention_num_buckets 32, tied (default)
     "t5-base": EmbeddingLayout(vocab_size=32128, dim=768, positions="relative"),
     # Llama-2-7b-hf: vocab_size 32000, hidden_size 4096, RoPE, tie_word_embeddings false
     "llama-2-7b": EmbeddingLayout(vocab_size=32000, dim=4096, positions="rotary", tied=False),
+    # Llama-2-70b-hf: vocab_size 32000, hidden_size 8192, RoPE, tie_word_embeddings false
+    "llama-2-70b": EmbeddingLayout(vocab_size=32000, dim=8192, positions="rotary", tied=False),
     # Meta-Llama-3-8B: vocab_size 128256, hidden_size 4096, RoPE, tie_word_embeddings false
     "llama-3-8b": EmbeddingLayout(vocab_size=128256, dim=4096, positions="rotary", tied=False),
     # Llama-3.2-1B: vocab_size 128256, hidden_size 2048, RoPE, 8 key/value heads (grouped-query
@@ -407,6 +420,28 @@ PRESETS: dict[str, EmbeddingLayout] = {
     # vit-base-patch32-224-in21k: image_size 224, patch_size 32, num_channels 3, hidden_size 768
     "vit-b-32": EmbeddingLayout(dim=768, positions="learned", image_size=224, patch_size=32),
 }
+
+
+def activation_bytes(layout: EmbeddingLayout, batch: int, seq: int | None = None, dtype: str = "fp32") -> int:
+    """Bytes of the embedding output X, (B, T, D) values in `dtype`, for one forward pass.
+
+    T is `seq` for text (at most max_len with learned positions: there are no rows past it). An
+    image's T is fixed, N + 1 (the patches and CLS), so `seq` must be None. BERT-base at B 32,
+    T 512 in fp32: 32·512·768·4 = 50,331,648 bytes, about half its tables' 95,342,592:
+
+    >>> activation_bytes(preset("bert-base"), batch=32, seq=512)
+    50331648
+    """
+    batch = check_int("batch", batch, low=1)
+    check_choice("dtype", dtype, tuple(BYTES_PER_PARAM))
+    if layout.is_image and seq is not None:
+        raise InvalidValueError(f"an image layout's T is fixed, N + 1 = {layout.n_patches + 1}: give no seq; got {seq}")
+    if seq is None and not layout.is_image:
+        raise InvalidValueError("a text layout needs seq, its tokens per sequence (>= 1); got none")
+    T = layout.n_patches + 1 if layout.is_image else check_int("seq", seq, low=1)
+    if layout.positions == "learned" and not layout.is_image and T > layout.max_len:
+        raise InvalidValueError(f"seq must be at most max_len {layout.max_len} (learned position rows); got {T}")
+    return batch * T * layout.dim * BYTES_PER_PARAM[dtype]  # (B, T, D) values
 
 
 def preset(name: str) -> EmbeddingLayout:

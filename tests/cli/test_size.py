@@ -134,6 +134,22 @@ def test_quotient_remainder_and_adaptive_options(run_cli):
     assert code == 0 and "bands 1024/256/64" in out and "2×1024 clusters" in out
 
 
+def test_activations_beside_the_parameters(run_cli):
+    code, out, err = run_cli("size", "--preset", "bert-base", "--batch", "32", "--seq", "512", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert (d["batch"], d["seq"], d["activation_bytes"]) == (32, 512, 32 * 512 * 768 * 4)
+    assert d["total_params"] == 23_835_648  # the parameters are unchanged
+    code, out, _ = run_cli("size", "--preset", "vit-b-16", "--batch", "256", "--dtype", "bf16", "--json")
+    d = json.loads(out)
+    assert (d["seq"], d["activation_bytes"]) == (197, 256 * 197 * 768 * 2)  # T = 196 patches + CLS
+    code, out, _ = run_cli("size", "--preset", "bert-base", "--batch", "32", "--seq", "512")
+    assert code == 0
+    assert "32×512×768" in out and f"{32 * 512 * 768 * 4:,}" in out and "48.00" in out
+    code, out, _ = run_cli("size", "--preset", "bert-base", "--json")
+    assert "activation_bytes" not in json.loads(out)  # only when asked for
+
+
 BAD_INPUTS = [
     (["--preset", "nope"], "nope"),
     (["--vocab", "10", "--dim", "0"], "dim must be >= 1; got 0"),
@@ -158,6 +174,12 @@ BAD_INPUTS = [
     (["--vocab", "100", "--dim", "8", "--adaptive-cutoffs", "2O"], "whole numbers separated by commas"),
     (["--vocab", "100", "--dim", "8", "--adaptive-cutoffs", "20,40", "--div-value", "4"], "dim must be >= 16"),
     (["--vocab", "100", "--dim", "8", "--hashed-rows", "10", "--qr-buckets", "9"], "one kind"),
+    (["--preset", "bert-base", "--batch", "0", "--seq", "8"], "'--batch': Input should be greater than or equal to 1"),
+    (["--preset", "bert-base", "--batch", "2", "--seq", "0"], "'--seq': Input should be greater than or equal to 1"),
+    (["--preset", "bert-base", "--batch", "2", "--seq", "513"], "seq must be at most max_len 512"),
+    (["--preset", "bert-base", "--batch", "2"], "a text layout needs seq"),
+    (["--preset", "bert-base", "--seq", "8"], "--seq 8 needs --batch B"),
+    (["--preset", "vit-b-16", "--batch", "2", "--seq", "8"], "T is fixed, N + 1 = 197"),
 ]
 
 

@@ -55,6 +55,48 @@ def test_every_init_zeroes_the_padding_row(init):
         assert torch.all(w == 0)
 
 
+@pytest.mark.parametrize("init", ["kaiming_normal", "kaiming_uniform"])
+@pytest.mark.parametrize("fan_mode", ["fan_in", "fan_out"])
+@pytest.mark.parametrize(("nonlinearity", "slope"), [("leaky_relu", 0.0), ("leaky_relu", 0.2), ("tanh", 0.0)])
+def test_kaiming_equals_torch_by_seed(init, fan_mode, nonlinearity, slope):
+    # Oracle: torch.nn.init's own kaiming_*_ on a same-shaped (V, D) tensor, from the same seed.
+    torch.manual_seed(7)
+    emb = TokenEmbedding(50, 30, init=init, fan_mode=fan_mode, nonlinearity=nonlinearity, negative_slope=slope)
+    torch.manual_seed(7)
+    ref = getattr(nn.init, f"{init}_")(torch.empty(50, 30), a=slope, mode=fan_mode, nonlinearity=nonlinearity)
+    assert torch.equal(emb.weight.detach(), ref)
+
+
+# std = gain / √fan with fan_in = D = 250, fan_out = V = 2,000 (torch's fans of a (V, D) weight)
+KAIMING_STDS = [
+    ("fan_in", "relu", 0.0, math.sqrt(2) / math.sqrt(250)),  # ≈ 0.0894
+    ("fan_out", "relu", 0.0, math.sqrt(2) / math.sqrt(2_000)),  # ≈ 0.0316
+    ("fan_in", "leaky_relu", 0.2, math.sqrt(2 / (1 + 0.2**2)) / math.sqrt(250)),  # ≈ 0.0877
+    ("fan_out", "tanh", 0.0, (5 / 3) / math.sqrt(2_000)),  # ≈ 0.0373
+    ("fan_in", "linear", 0.0, 1 / math.sqrt(250)),  # ≈ 0.0632
+]
+KS_P_MIN = 1e-3  # a seeded draw from the named law passes a Kolmogorov-Smirnov test at this level
+
+
+@pytest.mark.parametrize("init", ["kaiming_normal", "kaiming_uniform"])
+@pytest.mark.parametrize(("fan_mode", "nonlinearity", "slope", "std"), KAIMING_STDS)
+def test_kaiming_is_the_named_law(init, fan_mode, nonlinearity, slope, std):
+    from scipy import stats
+
+    torch.manual_seed(0)
+    kwargs = dict(fan_mode=fan_mode, nonlinearity=nonlinearity, negative_slope=slope)
+    emb = TokenEmbedding(2_000, 250, padding_idx=3, init=init, **kwargs)
+    w = emb.weight.detach()
+    assert torch.all(w[3] == 0)  # the padding row is zeroed after any init
+    w = torch.cat([w[:3], w[4:]]).flatten().double().numpy()
+    assert abs(w.std() / std - 1) < SAMPLE_STD
+    bound = std * math.sqrt(3)  # U(-a, a) with a = √3·std
+    law = stats.norm(scale=std) if init == "kaiming_normal" else stats.uniform(loc=-bound, scale=2 * bound)
+    assert stats.kstest(w, law.cdf).pvalue > KS_P_MIN
+    if init == "kaiming_uniform":
+        assert abs(w).max() <= bound
+
+
 def test_init_from_a_tensor_and_from_pretrained():
     table = torch.randn(5, 3)
     emb = TokenEmbedding(5, 3, init=table, padding_idx=1)
@@ -155,7 +197,16 @@ def test_bad_ids_raise_value_error_naming_the_id(ids, match):
         (dict(vocab_size=0, dim=4), "vocab_size must be >= 1; got 0"),
         (dict(vocab_size=4, dim=-1), "dim must be >= 1; got -1"),
         (dict(vocab_size=4, dim=2, padding_idx=4), "padding_idx must be between 0 and 3; got 4"),
-        (dict(vocab_size=4, dim=2, init="he"), "init must be one of normal, xavier, uniform, zeros; got 'he'"),
+        (
+            dict(vocab_size=4, dim=2, init="he"),
+            "init must be one of normal, xavier, kaiming_normal, kaiming_uniform, uniform, zeros; got 'he'",
+        ),
+        (dict(vocab_size=4, dim=2, fan_mode="fan_avg"), "fan_mode must be one of fan_in, fan_out; got 'fan_avg'"),
+        (
+            dict(vocab_size=4, dim=2, nonlinearity="gelu"),
+            "nonlinearity must be one of leaky_relu, relu, linear, tanh, sigmoid, selu; got 'gelu'",
+        ),
+        (dict(vocab_size=4, dim=2, negative_slope=math.nan), "negative_slope must be a finite number; got nan"),
         (dict(vocab_size=4, dim=2, init=torch.zeros(3, 2)), r"init tensor must have shape \(4, 2\); got \(3, 2\)"),
         (dict(vocab_size=4, dim=2, scale="sqrt"), "scale must be one of sqrt_d; got 'sqrt'"),
         (dict(vocab_size=4, dim=2, std=-1.0), "std must be >= 0.0; got -1.0"),

@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from embedlab.vectors import similarity as sim
 
 EXACT = 1e-6  # float32 products of unit rows, summed in another order
+# Scale invariance, relative to |c|·‖a‖·‖b‖: float64 pair_score rounds a d ≤ 32 sum, float32 score_matrix its own
+SCALED_F64 = 1e-12
+SCALED_F32 = 1e-5
 
 
 def _brute(scores: np.ndarray, k: int, exclude, largest: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -84,3 +90,22 @@ def test_cos_mul_from_rows_or_from_vectors_is_levy_and_goldbergs_formula():
         np.testing.assert_allclose(scores[b], expected, rtol=1e-5)
     no_negative = sim.cos_mul_vectors(unit[:20], unit[positive], unit[negative[:, :0]])
     np.testing.assert_allclose(no_negative, shifted[:, positive].prod(axis=2).T / (1 + sim.COSMUL_EPSILON), rtol=1e-5)
+
+
+def _vector(d: int):
+    return arrays(np.float64, d, elements=st.floats(-100, 100, allow_subnormal=False))
+
+
+@given(data=st.data(), d=st.integers(1, 32), c=st.floats(1e-3, 1e3), sign=st.sampled_from([1.0, -1.0]))
+def test_scaling_b_scales_the_dot_and_keeps_the_cosine_up_to_its_sign(data, d, c, sign):
+    # lesson 000: dot(a, c·b) = c·dot(a, b); cosine(a, c·b) = cosine(a, b) for c > 0, −cosine(a, b) for c < 0
+    a, b = data.draw(_vector(d)), data.draw(_vector(d))
+    assume(np.linalg.norm(a) > 1e-3 and np.linalg.norm(b) > 1e-3)  # a zero vector has no direction
+    c *= sign
+    size = abs(c) * np.linalg.norm(a) * np.linalg.norm(b)  # the scale of every dot product here
+    dot, cosine = sim.pair_score(a, b, "dot"), sim.pair_score(a, b, "cosine")
+    assert abs(sim.pair_score(a, c * b, "dot") - c * dot) <= SCALED_F64 * size
+    assert abs(sim.pair_score(a, c * b, "cosine") - sign * cosine) <= SCALED_F64
+    # the same through score_matrix, the float32 path every search takes
+    for metric, expected, tol in [("dot", c * dot, SCALED_F32 * size), ("cosine", sign * cosine, SCALED_F32)]:
+        assert abs(sim.score_matrix(a[None], (c * b)[None], metric)[0, 0] - expected) <= tol

@@ -6,6 +6,7 @@
     embedlab size --image-size 384 --patch-size 16 --dim 1024 --positions learned
     embedlab size --vocab 128000 --dim 1024 --hashed-rows 12800          # hashed into 1/10 of the rows
     embedlab size --vocab 128000 --dim 1024 --adaptive-cutoffs 20000,60000 --div-value 4
+    embedlab size --preset bert-base --batch 32 --seq 512   # and the (B, T, D) output's bytes
     embedlab size --list-presets --json
 
 The arithmetic lives in `embedlab.sizing`; this module only builds a layout from the options
@@ -28,6 +29,7 @@ from embedlab.sizing import (
     PRESETS,
     QR_OPS,
     EmbeddingLayout,
+    activation_bytes,
     adaptive_bands,
     count,
     preset,
@@ -111,6 +113,12 @@ def size(
     dtype: Annotated[
         str, typer.Option("--dtype", metavar="TYPE", help=f"Storage type: {' | '.join(BYTES_PER_PARAM)}.")
     ] = "fp32",
+    batch: Annotated[
+        int | None, typer.Option("--batch", metavar="B", min=1, help="Also size the output X (B, T, D): B sequences.")
+    ] = None,
+    seq: Annotated[
+        int | None, typer.Option("--seq", metavar="T", min=1, help="Tokens per sequence (text; an image's T is N + 1).")
+    ] = None,
     list_presets: Annotated[bool, typer.Option("--list-presets", help="List the known models and exit.")] = False,
     json_out: JsonFlag = False,
 ) -> None:
@@ -124,6 +132,10 @@ def size(
     quotient-remainder (--qr-buckets, --qr-op) or adaptive input (--adaptive-cutoffs,
     --div-value), each counted as its embedlab.layers module holds it.
 
+    With --batch B (and --seq T for text) it also sizes the output the tables hand to
+    attention, X of shape (B, T, D), in the same dtype: activations, not parameters. An image's
+    T is its N patches + 1 (CLS), so --seq is refused there.
+
     This is arithmetic on the layout: nothing is allocated, so any size can be counted,
     including ones far larger than this machine.
 
@@ -135,6 +147,7 @@ def size(
       embedlab size --preset gpt2 --untied --dtype fp16 --json
       embedlab size --image-size 224 --patch-size 16 --dim 768 --positions learned
       embedlab size --vocab 128000 --dim 1024 --hashed-rows 12800
+      embedlab size --preset bert-base --batch 32 --seq 512
     """
     if list_presets:
         _print_presets(json_out)
@@ -159,10 +172,16 @@ def size(
     }
     layout = _layout(preset_name, {k: v for k, v in overrides.items() if v is not None})
     report = count(layout, dtype)
+    if seq is not None and batch is None:
+        raise InvalidValueError(f"--seq {seq} needs --batch B: the activations are (B, T, D)")
+    acts = {}  # the output X's batch, T and bytes, when asked for
+    if batch is not None:
+        nbytes = activation_bytes(layout, batch, seq, dtype)  # checks seq against the layout
+        acts = {"batch": batch, "seq": layout.n_patches + 1 if layout.is_image else seq, "activation_bytes": nbytes}
     if json_out:
-        typer.echo(json.dumps(dataclasses.asdict(report)))  # every value is a plain int, float, str or dict
+        typer.echo(json.dumps(dataclasses.asdict(report) | acts))  # every value is a plain int, float, str or dict
     else:
-        _print_report(report, preset_name or "custom layout")
+        _print_report(report, preset_name or "custom layout", acts)
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
@@ -187,7 +206,7 @@ def _layout(preset_name: str | None, given: dict[str, object]) -> EmbeddingLayou
     return EmbeddingLayout(**given)  # type: ignore[arg-type]
 
 
-def _print_report(report: SizeReport, title: str) -> None:
+def _print_report(report: SizeReport, title: str, acts: dict[str, int]) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -213,9 +232,18 @@ def _print_report(report: SizeReport, title: str) -> None:
         )
     table.add_section()
     table.add_row("total", "", f"{report.total_params:,}", f"{report.bytes:,}", f"{report.mib:,.2f}", "100%")
+    if acts:  # values, not parameters: no params count and no share of the tables
+        shape, nbytes = f"{acts['batch']}×{acts['seq']}×{report.dim}", acts["activation_bytes"]
+        table.add_section()
+        table.add_row("activations", shape, "-", f"{nbytes:,}", f"{nbytes / 1024**2:,.2f}", "-")
     console = Console()
     console.print(table)
-    for note in _notes(report):
+    notes = _notes(report)
+    if acts:
+        notes.append(
+            "activations: the output X (B, T, D) of one forward pass; it grows with B and T, the tables do not"
+        )
+    for note in notes:
         console.print(f"  {note}", highlight=False, soft_wrap=True)
 
 

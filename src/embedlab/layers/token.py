@@ -23,7 +23,11 @@ from embedlab.errors import (
     describe,
 )
 
-INITS = ("normal", "xavier", "uniform", "zeros")
+INITS = ("normal", "xavier", "kaiming_normal", "kaiming_uniform", "uniform", "zeros")
+# Kaiming's options, as torch.nn.init names them. For a (V, D) table torch reads fan_in = D and
+# fan_out = V; the nonlinearity sets the gain (relu √2, leaky_relu √(2 / (1 + slope²)), linear 1, ...).
+FAN_MODES = ("fan_in", "fan_out")
+NONLINEARITIES = ("leaky_relu", "relu", "linear", "tanh", "sigmoid", "selu")
 
 
 class TokenEmbedding(nn.Module):
@@ -34,9 +38,15 @@ class TokenEmbedding(nn.Module):
         dim: D, width of each row.
         padding_idx: a row that is zero after init and never receives gradient (PAD tokens).
         init: "normal" N(0, std²) as GPT-2 and BERT do; "xavier" (Glorot uniform, fan_in = D,
-            fan_out = V); "uniform" U(-a, a) with a = std·√3, so its std is `std` too; "zeros";
-            or a (V, D) tensor to copy in.
+            fan_out = V); "kaiming_normal" N(0, (gain/√fan)²) and "kaiming_uniform" U(-a, a) with
+            a = gain·√(3/fan), exactly torch.nn.init's (the same seed gives the same table);
+            "uniform" U(-a, a) with a = std·√3, so its std is `std` too; "zeros"; or a (V, D)
+            tensor to copy in.
         std: standard deviation for "normal" and "uniform".
+        fan_mode: Kaiming's fan, "fan_in" (D) or "fan_out" (V).
+        nonlinearity: Kaiming's gain by name (torch's calculate_gain), one of NONLINEARITIES;
+            torch's default "leaky_relu" at slope 0 is relu's √2.
+        negative_slope: the leaky_relu slope in that gain (torch's `a`).
         scale: None; "sqrt_d" to multiply rows by √D (original Transformer, Gemma); or a number.
             The factor is cast to the activation dtype before multiplying, as Gemma's reference
             code does: √3072 = 55.4256 becomes 55.5 in bf16.
@@ -64,6 +74,9 @@ class TokenEmbedding(nn.Module):
         padding_idx: int | None = None,
         init: str | torch.Tensor = "normal",
         std: float = 0.02,
+        fan_mode: str = "fan_in",
+        nonlinearity: str = "leaky_relu",
+        negative_slope: float = 0.0,
         scale: str | float | None = None,
         max_norm: float | None = None,
         sparse: bool = False,
@@ -78,6 +91,9 @@ class TokenEmbedding(nn.Module):
             padding_idx = check_int("padding_idx", padding_idx, low=0, high=vocab_size - 1)
         self.padding_idx = padding_idx
         self.std = check_float("std", std, low=0.0)
+        self.fan_mode = check_choice("fan_mode", fan_mode, FAN_MODES)
+        self.nonlinearity = check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
+        self.negative_slope = check_float("negative_slope", negative_slope)
         self.scale = _scale_factor(scale, dim)
         self.max_norm = None if max_norm is None else check_float("max_norm", max_norm, low=0.0)
         self.sparse = bool(sparse)
@@ -128,6 +144,9 @@ class TokenEmbedding(nn.Module):
                     nn.init.normal_(w, mean=0.0, std=self.std)
                 elif init == "xavier":
                     nn.init.xavier_uniform_(w)
+                elif init in ("kaiming_normal", "kaiming_uniform"):
+                    kaiming = nn.init.kaiming_normal_ if init == "kaiming_normal" else nn.init.kaiming_uniform_
+                    kaiming(w, a=self.negative_slope, mode=self.fan_mode, nonlinearity=self.nonlinearity)
                 elif init == "uniform":
                     bound = self.std * math.sqrt(3.0)  # U(-a, a) has std a/√3
                     nn.init.uniform_(w, -bound, bound)
