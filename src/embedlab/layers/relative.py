@@ -2,10 +2,12 @@
 looked up by the key's offset from the query, to the attention score of that query and key.
 
 Offsets are grouped into buckets (Raffel et al. 2020, "Exploring the Limits of Transfer Learning",
-section 2.1): half of a direction's buckets hold one small distance each, the other half cover the
-distances up to `max_distance` in logarithmically growing steps, and every distance beyond shares
-the last bucket. So the bias tells "next word" from "two words back" exactly but "40" from "50"
-not at all, and a model trained on short texts still has a bucket for any longer offset.
+section 2.1: 32 buckets whose ranges grow logarithmically up to an offset of 128, all offsets
+beyond sharing one; each head has its own values, shared across layers). T5's Mesh TensorFlow
+code splits them so: half of a direction's buckets hold one small distance each, the other half
+cover the distances up to `max_distance` in logarithmically growing steps. So the bias tells "next
+word" from "two words back" exactly but "40" from "50" not at all, and a model trained on short
+texts still has a bucket for any longer offset.
 
     bias = RelativePositionBias(n_heads=12)                  # encoder: keys on both sides
     scores = q @ k.transpose(-2, -1) + bias(T, T)           # (B, H, T, T) + (1, H, T, T)
