@@ -6,10 +6,12 @@ import math
 
 import pytest
 import torch
+import transformers
 
 from embedlab.errors import InvalidValueError, UnknownNameError
 from embedlab.layers.position import SinusoidalPositions
 from embedlab.layers.recipes import RECIPES, InputEmbedding, recipe
+from embedlab.layers.relative import RelativePositionBias
 
 V, D = 100, 16
 FP32 = 1e-6  # sums of a handful of float32 numbers of order 1
@@ -70,7 +72,12 @@ def test_llama_adds_nothing_and_gemma_only_scales():
 
 @pytest.mark.parametrize(
     "name, addends",
-    [("bert", ("token", "position", "segment")), ("gpt2", ("token", "position")), ("llama", ("token",))],
+    [
+        ("bert", ("token", "position", "segment")),
+        ("gpt2", ("token", "position")),
+        ("llama", ("token",)),
+        ("t5", ("token",)),
+    ],
 )
 def test_each_recipe_names_its_addends(name, addends):
     emb = InputEmbedding.from_recipe(name, V, D).eval()
@@ -118,6 +125,53 @@ def test_include_names_are_checked(name, include, message):
         InputEmbedding.from_recipe(name, V, D).addends(_ids(), include=include)
 
 
+# The lesson's "who scales" table (001 ch. 5): the factor each family multiplies its token rows by.
+WHO_SCALES = {"transformer": math.sqrt(D), "gemma": math.sqrt(D), "bert": 1.0, "gpt2": 1.0, "llama": 1.0, "t5": 1.0}
+
+
+def test_who_scales_is_the_lessons_table():
+    assert set(WHO_SCALES) == set(RECIPES)  # every recipe has its row
+    ids = _ids()
+    for name, factor in WHO_SCALES.items():
+        emb = InputEmbedding.from_recipe(name, V, D)
+        torch.testing.assert_close(emb.addends(ids).token, emb.token.weight[ids] * factor, atol=FP32, rtol=0)
+
+
+def test_t5_adds_nothing_and_puts_its_positions_in_attention():
+    t5 = InputEmbedding.from_recipe("t5", V, D).eval()  # eval: no dropout noise
+    ids = _ids()
+    assert t5.position is None and t5.segment is None and isinstance(t5.norm, torch.nn.Identity)
+    assert torch.equal(t5(ids), t5.token.weight[ids])  # no √D, no position rows, no LayerNorm
+    assert isinstance(t5.dropout, torch.nn.Dropout) and t5.dropout.p == 0.1  # T5's dropout_rate
+    with pytest.raises(InvalidValueError, match="relative ones as a bias on its scores"):
+        t5(ids, positions=torch.arange(5))
+    encoder, decoder = t5.make_position_bias(4), t5.make_position_bias(4, bidirectional=False)
+    assert isinstance(encoder, RelativePositionBias) and encoder(5, 5).shape == (1, 4, 5, 5)
+    assert (encoder.bidirectional, decoder.bidirectional) == (True, False)
+    assert (encoder.num_buckets, encoder.max_distance) == (32, 128)
+    with pytest.raises(InvalidValueError, match="recipe positions='rotary' has no attention bias"):
+        InputEmbedding.from_recipe("llama", V, D).make_position_bias(4)
+
+
+def test_t5_initialises_as_transformers_t5():
+    """T5 needs no √D: its shared table starts at std 1 (rows ≈ √D long), its bias at std D^-0.5;
+    the same as a randomly initialised transformers T5EncoderModel."""
+    vocab, dim, heads = 4000, 64, 64  # 256,000 table entries and 2,048 bias entries to estimate std from
+    config = transformers.T5Config(vocab_size=vocab, d_model=dim, d_kv=1, d_ff=8, num_layers=1, num_heads=heads)
+    torch.manual_seed(0)
+    theirs = transformers.T5EncoderModel(config)
+    their_bias = theirs.encoder.block[0].layer[0].SelfAttention.relative_attention_bias.weight
+    ours = InputEmbedding.from_recipe("t5", vocab, dim)
+    our_bias = ours.make_position_bias(heads).relative_attention_bias.weight
+    # standard errors: 1/√(2 · 256,000) = 0.14% for the tables, 1/√(2 · 2048) = 1.6% for the biases
+    for table in (theirs.shared.weight, ours.token.weight):
+        assert table.std().item() == pytest.approx(1.0, rel=0.01)
+    for bias in (their_bias, our_bias):
+        assert bias.shape == (32, heads) and bias.std().item() == pytest.approx(dim**-0.5, rel=0.07)
+    row_norm = ours.token.weight.norm(dim=-1).mean().item()
+    assert row_norm == pytest.approx(math.sqrt(dim), rel=0.02)  # what √D scaling gives the other recipes
+
+
 def test_gemma_bf16_factor_is_55_5():
     gemma = InputEmbedding.from_recipe("gemma", 8, 3072, dtype=torch.bfloat16)
     with torch.no_grad():
@@ -126,7 +180,7 @@ def test_gemma_bf16_factor_is_55_5():
 
 
 def test_heads_follow_the_family():
-    for name, tied in [("gpt2", True), ("bert", True), ("gemma", True), ("llama", False)]:
+    for name, tied in [("gpt2", True), ("bert", True), ("gemma", True), ("llama", False), ("t5", True)]:
         emb = InputEmbedding.from_recipe(name, V, D)
         head = emb.make_head()
         assert head.tied is tied
@@ -184,11 +238,13 @@ def test_positions_and_segments_checks():
 
 
 def test_unknown_recipe_and_bad_config():
-    with pytest.raises(UnknownNameError, match="unknown recipe 'bart'; known: bert, gemma, gpt2, llama, transformer"):
+    known = "known: bert, gemma, gpt2, llama, t5, transformer"
+    with pytest.raises(UnknownNameError, match=f"unknown recipe 'bart'; {known}"):
         recipe("bart", V, D)
     with pytest.raises(InvalidValueError, match="'heads' is not an EmbeddingConfig field"):
         recipe("bert", V, D, heads=4)
-    with pytest.raises(InvalidValueError, match="positions must be one of learned, sinusoidal, rotary, none; got 'ali"):
+    kinds = "learned, sinusoidal, rotary, relative, none"
+    with pytest.raises(InvalidValueError, match=f"positions must be one of {kinds}; got 'ali"):
         recipe("bert", V, D, positions="alibi")
     with pytest.raises(InvalidValueError, match="dropout must be between 0.0 and 1.0; got 1.5"):
         recipe("bert", V, D, dropout=1.5)

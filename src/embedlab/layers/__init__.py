@@ -5,6 +5,7 @@ hashed.py      huge V in few rows: HashedEmbedding (the hashing trick), HashEmbe
                QuotientRemainderEmbedding (V ids from ceil(V/m) + m rows, Shi et al.)
 adaptive.py    AdaptiveInput (frequency bands, D/div^i wide) and the AdaptiveSoftmax tied to it
 position.py    learned, sinusoidal and rotary positions (POSITIONS by name)
+relative.py    RelativePositionBias: T5's bucketed (buckets, heads) bias on the attention scores
 segment.py     SegmentEmbedding: BERT's sentence A / B rows
 recipes.py     InputEmbedding: token + position + segment, √D, LayerNorm, dropout (RECIPES by name)
 patch.py       PatchEmbedding and ViTEmbedding: images -> patch rows (+ CLS + positions)
@@ -25,6 +26,7 @@ from embedlab.layers.position import (
     apply_rotary,
 )
 from embedlab.layers.recipes import RECIPES, EmbeddingConfig, EmbeddingParts, InputEmbedding, recipe
+from embedlab.layers.relative import RelativePositionBias, relative_position_bucket
 from embedlab.layers.segment import SegmentEmbedding
 from embedlab.layers.token import TokenEmbedding
 
@@ -45,6 +47,7 @@ __all__ = [
     "LMHead",
     "LearnedPositions",
     "PatchEmbedding",
+    "RelativePositionBias",
     "RotaryPositions",
     "SegmentEmbedding",
     "SinusoidalPositions",
@@ -53,4 +56,5 @@ __all__ = [
     "apply_rotary",
     "qk_scores",
     "recipe",
+    "relative_position_bucket",
 ]

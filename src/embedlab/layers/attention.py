@@ -76,11 +76,7 @@ def attention_weights(scores: torch.Tensor, mask: torch.Tensor | None = None) ->
     if mask is not None:
         if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
             raise InvalidValueError(f"mask must be a bool tensor; got {describe(mask)}")
-        try:
-            shape = torch.broadcast_shapes(mask.shape, scores.shape)
-        except RuntimeError:
-            shape = None
-        if shape != scores.shape:
+        if not _broadcasts(mask, scores):
             raise InvalidValueError(
                 f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape {tuple(scores.shape)}"
             )
@@ -99,6 +95,10 @@ class SelfAttention(nn.Module):
 
     `mask` (B, T) is True for real tokens: padded keys get weight 0, so a padded batch gives
     every real token the same output as the unpadded sentence alone.
+
+    `bias`, a float tensor broadcastable to the (B, H, T, T) scores, is added to them before the
+    softmax: where T5 puts positions (RelativePositionBias(H)(T, T) is (1, H, T, T)). The scores
+    are scaled by √(D/H) before it is added.
     """
 
     def __init__(self, dim: int, n_heads: int, device=None, dtype=None) -> None:
@@ -111,11 +111,20 @@ class SelfAttention(nn.Module):
         self.query, self.key, self.value = (nn.Linear(dim, dim, **kw) for _ in range(3))
         self.dense = nn.Linear(dim, dim, **kw)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """(B, T, D) [+ (B, T) bool] -> output (B, T, D) and attention weights (B, H, T, T)."""
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, bias: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(B, T, D) [+ (B, T) bool mask, (1 or B, H, T, T) bias] -> output (B, T, D) and weights (B, H, T, T)."""
         q, k = self.query, self.key
         # nn.Linear stores (out, in); qk_scores takes W in the Q = X W convention, hence the .T
         scores = qk_scores(x, q.weight.T, k.weight.T, q.bias, k.bias, n_heads=self.n_heads)  # (B, H, T, T)
+        if bias is not None:
+            if not isinstance(bias, torch.Tensor) or not bias.is_floating_point() or not _broadcasts(bias, scores):
+                raise InvalidValueError(
+                    f"bias must be a float tensor that broadcasts to the scores' shape {tuple(scores.shape)}; "
+                    f"got {describe(bias)}"
+                )
+            scores = scores + bias  # (B, H, T, T)
         if mask is not None:
             if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool or mask.shape != x.shape[:-1]:
                 raise InvalidValueError(
@@ -155,6 +164,14 @@ def _check_projections(
         if b is not None and (not isinstance(b, torch.Tensor) or tuple(b.shape) != (d_k,)):
             raise InvalidValueError(f"{name} must have shape ({d_k},); got {describe(b)}")
     return d_k
+
+
+def _broadcasts(t: torch.Tensor, scores: torch.Tensor) -> bool:
+    """Whether `t` broadcasts to the scores' shape without growing it."""
+    try:
+        return torch.broadcast_shapes(t.shape, scores.shape) == scores.shape
+    except RuntimeError:
+        return False
 
 
 def _split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:

@@ -157,8 +157,9 @@ POSITIONS: dict[str, type[nn.Module]] = {
     "sinusoidal": SinusoidalPositions,
 }
 
-# Every position scheme a recipe can name: the additive ones, plus those added nowhere.
-POSITION_KINDS = (*POSITIONS, "rotary", "none")
+# Every position scheme a recipe can name: the additive ones, plus those added nowhere (rotary turns
+# q and k, relative adds a bias to the scores: layers/relative.py; both act inside attention).
+POSITION_KINDS = (*POSITIONS, "rotary", "relative", "none")
 
 __all__ = [
     "POSITIONS",

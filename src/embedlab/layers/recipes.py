@@ -8,8 +8,11 @@ A recipe is a set of choices over the same parts:
     transformer   √D            sinusoidal   -         -                  tied
     llama         1             rotary*      -         -                  untied
     gemma         √D            rotary*      -         -                  tied
+    t5            1             relative**   -         dropout 0.1        tied
 
     * rotary positions rotate q and k inside attention; nothing is added here.
+    ** a learned (buckets, heads) bias added to the attention scores (make_position_bias); nothing
+       is added here. T5 does not scale by √D: its table starts at std 1, rows already ≈ √D long.
 
     emb = InputEmbedding.from_recipe("bert", vocab_size=30522, dim=384)
     x = emb(ids, segment_ids)             # (B, T) -> (B, T, D)
@@ -28,6 +31,7 @@ from torch import nn
 from embedlab.errors import InvalidValueError, check_choice, check_float, check_int, unknown_name
 from embedlab.layers.head import LMHead
 from embedlab.layers.position import POSITION_KINDS, POSITIONS
+from embedlab.layers.relative import MAX_DISTANCE, NUM_BUCKETS, RelativePositionBias
 from embedlab.layers.segment import SegmentEmbedding
 from embedlab.layers.token import TokenEmbedding
 
@@ -66,6 +70,10 @@ RECIPES: dict[str, dict[str, object]] = {
     "transformer": dict(positions="sinusoidal", max_len=5000, scale="sqrt_d"),
     "llama": dict(positions="rotary", tied_head=False),
     "gemma": dict(positions="rotary", scale="sqrt_d"),
+    # T5 (the original; v1.1 unties the head): std 1.0 is its init of the shared table, and dropout
+    # 0.1 its only layer between table and attention (its RMSNorms sit inside the blocks). Its tied
+    # head first multiplies the hidden states by D^-0.5; make_head's LMHead does not.
+    "t5": dict(positions="relative", dropout=0.1, std=1.0),
 }
 
 
@@ -186,7 +194,8 @@ class InputEmbedding(nn.Module):
         elif positions is not None:
             raise InvalidValueError(
                 f"recipe positions={self.config.positions!r} adds no position rows; "
-                "rotary positions are applied to q and k inside attention (RotaryPositions)"
+                "rotary positions are applied to q and k inside attention (RotaryPositions), "
+                "relative ones as a bias on its scores (RelativePositionBias)"
             )
 
         segment = None
@@ -220,6 +229,26 @@ class InputEmbedding(nn.Module):
         c = self.config
         w = self.token.weight
         return LMHead(c.dim, c.vocab_size, tied_to=self.token if c.tied_head else None, device=w.device, dtype=w.dtype)
+
+    def make_position_bias(
+        self,
+        n_heads: int,
+        bidirectional: bool = True,
+        num_buckets: int = NUM_BUCKETS,
+        max_distance: int = MAX_DISTANCE,
+    ) -> RelativePositionBias:
+        """The bias a positions="relative" family (T5) adds to the attention scores instead of adding
+        position rows here: one per stack, shared by its layers; bidirectional for an encoder, causal
+        (bidirectional=False) for a decoder. Initialised as T5 does it, normal with std D^-0.5."""
+        c = self.config
+        if c.positions != "relative":
+            raise InvalidValueError(
+                f"recipe positions={c.positions!r} has no attention bias; only positions='relative' (t5) has one"
+            )
+        w = self.token.weight
+        return RelativePositionBias(
+            n_heads, bidirectional, num_buckets, max_distance, std=c.dim**-0.5, device=w.device, dtype=w.dtype
+        )
 
 
 def _check_shape(
