@@ -1,4 +1,4 @@
-"""The vocabulary-size table of docs/subwords.md, measured (embedlab.sims.subword_table).
+"""The vocabulary-size table of docs/lessons.md (its Subwords section), measured (embedlab.sims.subword_table).
 
     python docs/subword_table.py                          # gcide, 1K/8K/32K/100K: the table the page quotes
     python docs/subword_table.py --corpus enwiki-sample   # the lab's corpus: 1K/8K/32K (100K left out, and why)

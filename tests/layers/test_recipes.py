@@ -173,6 +173,7 @@ def test_t5_initialises_as_transformers_t5():
 
 
 def test_gemma_bf16_factor_is_55_5():
+    assert round(math.sqrt(3072), 2) == 55.43  # the factor, which bf16 cannot hold
     gemma = InputEmbedding.from_recipe("gemma", 8, 3072, dtype=torch.bfloat16)
     with torch.no_grad():
         gemma.token.weight.fill_(1.0)

@@ -45,7 +45,7 @@ def test_the_split_and_the_rungs(table, wiki_lines):
     assert len(train_counts) < 100_000
     (left,) = table.left_out
     assert left.size == 100_000 and f"{len(train_counts):,} distinct words" in left.reason
-    assert table.paragraph == PARAGRAPH and table.paragraph_words == 75  # docs/subwords.md quotes the count
+    assert table.paragraph == PARAGRAPH and table.paragraph_words == 75  # docs/lessons.md (Subwords) quotes it
     assert json.loads(json.dumps(json_safe(table)))["rungs"][0]["size"] == SIZES[0]
 
 
