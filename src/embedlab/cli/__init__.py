@@ -13,6 +13,7 @@
     embedlab export minilm --format word2vec-bin --out minilm.bin
     embedlab train enwiki-sample --out runs/wiki
     embedlab arena --quick --out runs/arena-quick
+    embedlab advise --languages 20 --params 70B --seq-len 8192
     embedlab lab --vectors minilm --vectors runs/wiki
 
 Every expected error (an `EmbedlabError`, or a usage mistake such as an unknown option) is
@@ -34,6 +35,7 @@ vectors.py    `embedlab neighbors | analogy | evaluate | export`
 compare.py    `embedlab compare`: two tables key by key, and their benchmark differences
 train.py      `embedlab train`: a run folder, with progress, resume and metrics
 arena.py      `embedlab arena`: the embedding strategies raced on real tasks, and the budget sweep
+advise.py     `embedlab advise`: lesson 001's decision chart walked, with this project's evidence
 lab.py        `embedlab lab`: serve the web lab
 """
 
@@ -44,7 +46,7 @@ import sys
 
 import typer
 
-from embedlab.cli import arena, compare, context, embed, lab, size, tokenizer, train, vectors
+from embedlab.cli import advise, arena, compare, context, embed, lab, size, tokenizer, train, vectors
 from embedlab.errors import EmbedlabError, InvalidValueError
 
 app = typer.Typer(
@@ -67,6 +69,7 @@ app.command("compare")(compare.compare)
 app.command("export")(vectors.export)
 app.command("train")(train.train)
 app.command("arena")(arena.arena)
+app.command("advise")(advise.advise)
 app.command("lab")(lab.lab)
 
 

@@ -38,3 +38,7 @@ STRATEGIES = (  # arena.strategies
 )
 POOLINGS = ("mean", "first")  # sims.context.POOLINGS
 NEAREST = 5  # sims.context.NEAREST: static rows listed per occurrence
+MODALITIES = ("text", "image")  # advise.chart.MODALITIES
+ADVISE_POSITIONS = ("rotary", "learned", "sinusoidal")  # advise.chart.POSITIONS
+DETAILS = ("standard", "speed", "detail")  # advise.chart.DETAILS: patch 16, 32, 8
+DTYPES = ("fp32", "fp16", "bf16", "int8")  # sizing.BYTES_PER_PARAM

@@ -20,4 +20,5 @@ PAGES: dict[str, str] = {  # name -> the nav's title
     "context": "Static vs contextual",
     "arena": "Strategy arena",
     "projector": "Projector",
+    "advise": "Advise",
 }

@@ -20,5 +20,6 @@ arena.py       a real race's results, or a quick race run in the background whil
 limits.py      bounds several pages share: a token's length, a seed's range
 once.py        MadeOnce: things made once per name, one lock per name (lab services, a projector's maps)
 job.py         Job: one background job at a time in a daemon thread (the live run, the quick race)
+advise.py      lesson 001's decision chart walked (embedlab.advise): a recipe, its sizes, the evidence
 projector.py   every row of a table on one map (PCA or UMAP), colourings, a key's neighbours and their distortion
 """
