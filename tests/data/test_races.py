@@ -74,3 +74,21 @@ def test_each_winner_is_the_lowest_figure_at_its_point(sweep):
         rows = by_point[w["width"], w["share"]]["strategies"]
         assert w["winner"] == min(rows, key=lambda r: r[w["metric"]])["strategy"]
         assert w["verdict"] == "within noise"  # one seed: nothing is judged beyond noise
+
+
+def test_the_figures_docs_quote_are_the_recorded_races(race):
+    """docs/arena.md and docs/lessons.md (001.8.2) quote these, rounded as there."""
+    value = {(r["strategy"], r["metric"]): r["value"] for r in race["results"]}
+    bpb = {name: round(value[name, "bits_per_byte"], 3) for name in STRATEGIES if STRATEGIES[name].kind == "text"}
+    assert bpb == {
+        "small-v-tied": 2.264,
+        "large-v-untied": 2.349,
+        "bpe-32k": 2.257,
+        "bytes": 3.178,
+        "large-v-adaptive": 2.030,
+        "large-v-hashed": 2.366,
+        "large-v-qr": 2.530,
+    }
+    assert (round(value["patch-32", "accuracy"], 3), round(value["patch-16", "accuracy"], 3)) == (0.859, 0.752)
+    lesson_order = ("small-v-tied", "bpe-32k", "bytes", "large-v-untied")
+    assert [round(value[name, "tokens_per_input"], 1) for name in lesson_order] == [42.0, 34.2, 110.1, 29.9]
