@@ -8,7 +8,7 @@ decades, each σ's per-layer activation and gradient norms at init and its loss 
 Every σ gets the same model otherwise: one seed builds TinyLM (its usual init: positions, blocks and
 an untied head at torch's and the recipe's defaults), one standard-normal draw z (V, D) makes the
 table σ·z, and one sequence of batches trains it. The text is the first `corpus_bytes` UTF-8 bytes
-of a built-in corpus, as bytes (the arena's ByteTokenizer: V = 256, nothing trained, no unknowns).
+of a built-in corpus, read as bytes (the arena's ByteTokenizer: V = 256, nothing trained, no unknowns).
 
 What each σ is called, from its loss curve (`classify`), with ln V the loss of a uniform guess
 (zero logits) and H₁ the entropy of the training bytes' unigram frequencies (what a model that
@@ -72,7 +72,7 @@ class InitSweep:
     """A σ sweep of TinyLM's token table: one SigmaRun per σ, smallest σ first."""
 
     corpus: str
-    corpus_bytes: int  # UTF-8 bytes (line breaks included) of the text trained on: its first lines
+    corpus_bytes: int  # UTF-8 bytes (line breaks included) of the text trained on: the corpus's first ones
     optimizer: str  # one of OPTIMIZERS
     lr: float
     tied: bool  # the head reads the σ-scaled table itself
@@ -94,10 +94,10 @@ class InitSweep:
 def classify(losses: list[float], uniform_loss: float, unigram_loss: float) -> tuple[float, str]:
     """A loss curve -> (final loss, verdict) by the rules in the module docstring.
 
-    >>> classify([5.5, 4.0, 2.0], uniform_loss=5.5, unigram_loss=3.2)
+    >>> classify([5.5] + [2.0] * FINAL_WINDOW, uniform_loss=5.5, unigram_loss=3.2)   # the last 10 steps' mean
     (2.0, 'learns')
-    >>> classify([5.5, 3.2, 3.15], 5.5, 3.2)[1], classify([600.0, 20.0], 5.5, 3.2)[1]
-    ('stalls', 'explodes')
+    >>> [classify(c, 5.5, 3.2)[1] for c in ([5.5, 3.2, 3.15], [600.0, 20.0], [5.5, float("nan")])]
+    ['stalls', 'explodes', 'explodes']
     """
     if not losses:
         raise InvalidValueError("a loss curve needs at least one loss; got none")
@@ -110,15 +110,15 @@ def classify(losses: list[float], uniform_loss: float, unigram_loss: float) -> t
 
 @cache
 def corpus_ids(corpus: str, corpus_bytes: int) -> np.ndarray:
-    """The first whole lines of `corpus` up to `corpus_bytes` UTF-8 bytes -> (N,) int64 byte ids
-    (read-only; kept once per argument pair)."""
+    """The first `corpus_bytes` UTF-8 bytes of `corpus` (its lines, each ending in "\\n") -> (N,) int64
+    byte ids, N = corpus_bytes or fewer if the corpus is shorter (read-only; kept once per argument pair)."""
     lines, size = [], 0
     for line in open_corpus(corpus):
         lines.append(line)
         size += len(line.encode("utf-8")) + 1
         if size >= corpus_bytes:
             break
-    ids = encode_lines(ByteTokenizer(), lines)
+    ids = encode_lines(ByteTokenizer(), lines)[:corpus_bytes]
     ids.flags.writeable = False
     return ids
 
