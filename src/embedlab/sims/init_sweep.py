@@ -47,8 +47,9 @@ from embedlab.models.lm import LMConfig, TinyLM, adamw, next_piece_loss, train_s
 SIGMAS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)  # six decades
 MIN_SIGMA, MAX_SIGMA = 1e-6, 1e4
 MAX_SIGMAS = 12  # σ values in one sweep: each trains a model
-MAX_STEPS = 300
+MAX_STEPS = 200  # a lab sweep at 200 steps takes ~30 s
 OPTIMIZERS = {"adamw": 3e-3, "sgd": 0.1}  # name -> learning rate
+HEADS = ("untied", "tied")  # the lab's names for tied=False, tied=True
 VERDICTS = ("explodes", "stalls", "learns")
 MARGIN = 0.1  # nats: well above the noise of a 10-step mean of 1,024-byte batch losses (~0.02 here)
 FINAL_WINDOW = 10  # steps whose mean loss is the final loss
