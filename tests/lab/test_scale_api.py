@@ -81,11 +81,8 @@ def test_the_sweep_is_the_librarys_answer_and_is_kept(client):
     answer = r.json()
     expected = json_safe(asdict(init_sweep(SIGMAS, optimizer="sgd", tied=True, steps=SWEEP_STEPS)))
     assert answer == expected
-    assert (
-        [run["sigma"] for run in answer["runs"]]
-        == list(SIGMAS)
-        == client.get("/api/config").json()["limits"]["scale"]["sweep_sigmas"]
-    )
+    limits = client.get("/api/config").json()["limits"]["scale"]
+    assert [run["sigma"] for run in answer["runs"]] == list(SIGMAS) == limits["sweep_sigmas"]
     assert all(run["verdict"] in VERDICTS and len(run["losses"]) == SWEEP_STEPS for run in answer["runs"])
     assert answer["runs"][-1]["verdict"] == "explodes"  # σ = 100 through a tied head: logits ~10⁴
     again = client.get("/api/scale/sweep", params={"optimizer": "sgd", "head": "tied", "steps": SWEEP_STEPS})
