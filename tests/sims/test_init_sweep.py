@@ -102,6 +102,16 @@ def test_past_sigma_1_layer_norm_makes_the_tables_gradient_shrink_as_one_over_si
     assert ten / hundred == pytest.approx(10, rel=0.05)  # LN(x) is scale-free: ∂LN/∂x ∝ 1/‖x‖
 
 
+def test_through_a_tied_head_small_sigma_starves_the_blocks_of_gradient():
+    config, batch = LMConfig(VOCAB, 32, 2, 4, 32, tied=True), _batch()
+    small, smaller = (gradient_norms(build_model(s, config, seed=0), batch) for s in (1e-3, 1e-4))
+    # all the loss sends back to h passes through the table (∂logits/∂h = σz): ∝ σ once the rows are
+    # small beside the positions (std 0.02), which then decide h
+    for layer in ("positions", "block 1", "block 2", "final norm"):
+        assert small[layer] / smaller[layer] == pytest.approx(10, rel=0.05), layer
+    assert small["token table"] == pytest.approx(smaller["token table"], rel=0.1)  # the table's own does not
+
+
 @pytest.mark.parametrize(
     "curve, verdict",
     [
