@@ -13,11 +13,12 @@ from embedlab.lab.routes import ROUTERS
 
 # what costs milliseconds of CPU alone (bench/lab_load.py --clients 1): encoder layers, optimizer
 # steps, sinusoid tables, a tied head's logits, a placement, a patch projection, a table comparison, an
-# unseen word's whole-word error (its closest spellings searched among every key)
+# unseen word's whole-word error (its closest spellings searched among every key), a σ sweep (trained once per setting)
 HEAVY_PATHS = {
     "/api/attention",
     "/api/context",
     "/api/scale",
+    "/api/scale/sweep",
     "/api/gradients/steps",
     "/api/tying",
     "/api/recipe",

@@ -1,12 +1,16 @@
-"""/api/scale: token rows × a factor against sinusoid rows, checked against the closed forms; bad
-input as 4xx JSON naming the limit."""
+"""/api/scale: token rows × a factor against sinusoid rows, checked against the closed forms;
+/api/scale/sweep: the library's σ sweep; bad input as 4xx JSON naming the limit."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 
 import numpy as np
 import pytest
+
+from embedlab.files import json_safe
+from embedlab.sims.init_sweep import MAX_STEPS, SIGMAS, VERDICTS, init_sweep
 
 STAT = 0.02  # the mean of 256 row norms at D = 512 is within ~0.3 % of σ√D; 2 % is a wide margin
 
@@ -64,5 +68,37 @@ def test_the_factor_is_ignored_unless_asked_for(client):
 )
 def test_bad_input_is_json_naming_the_limit(client, params, message):
     r = client.get("/api/scale", params=params)
+    assert r.status_code == 422, r.text
+    assert message in r.json()["error"] and "Traceback" not in r.text
+
+
+SWEEP_STEPS = 2  # the API's answer is the library's: two steps per σ say so as well as sixty
+
+
+def test_the_sweep_is_the_librarys_answer_and_is_kept(client):
+    r = client.get("/api/scale/sweep", params={"optimizer": "sgd", "head": "tied", "steps": SWEEP_STEPS})
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    expected = json_safe(asdict(init_sweep(SIGMAS, optimizer="sgd", tied=True, steps=SWEEP_STEPS)))
+    assert answer == expected
+    limits = client.get("/api/config").json()["limits"]["scale"]
+    assert [run["sigma"] for run in answer["runs"]] == list(SIGMAS) == limits["sweep_sigmas"]
+    assert all(run["verdict"] in VERDICTS and len(run["losses"]) == SWEEP_STEPS for run in answer["runs"])
+    assert answer["runs"][-1]["verdict"] == "explodes"  # σ = 100 through a tied head: logits ~10⁴
+    again = client.get("/api/scale/sweep", params={"optimizer": "sgd", "head": "tied", "steps": SWEEP_STEPS})
+    assert again.json() == answer
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"optimizer": "adam"}, "optimizer: String should match pattern '^(adamw|sgd)$'"),
+        ({"head": "shared"}, "head: String should match pattern '^(untied|tied)$'"),
+        ({"steps": 0}, "steps: Input should be greater than or equal to 1"),
+        ({"steps": MAX_STEPS + 1}, f"steps: Input should be less than or equal to {MAX_STEPS}"),
+    ],
+)
+def test_a_bad_sweep_is_json_naming_the_limit(client, params, message):
+    r = client.get("/api/scale/sweep", params=params)
     assert r.status_code == 422, r.text
     assert message in r.json()["error"] and "Traceback" not in r.text

@@ -8,6 +8,7 @@ recipe.py      token + position + segment addends under each recipe, their sum a
 patches.py     a photograph cut into P×P patches; one patch's pixels and its projection
 tying.py       logits of a hidden state through tied and untied heads; parameter counts
 scale.py       fresh token rows against sinusoid rows, with and without √D
+init_sweep.py  TinyLM's token table at σ over six decades: norms at init, loss curves, explodes/stalls/learns
 training.py    a word2vec run in a background thread, its frames aligned for a 2-D map
 subwords.py    a word's pieces under a ladder of BPE vocabularies trained once and cached
 subword_table.py  the subwords page's vocabulary-size table, measured on held-out lines

@@ -8,6 +8,8 @@ token rows have norm ≈ 1 against √(D/2), so the Transformer multiplies them 
     scale_balance(512).ratio                  # ≈ 1/16: position drowns the token
     scale_balance(512, scale="sqrt_d").ratio  # ≈ √2: both are heard
     scale_balance(512, std=INIT_STDS["gpt2"](512), scale="sqrt_d").ratio   # 0.02·√512·√512 / 16 ≈ 0.64
+
+What σ does to a whole model when it trains is the page's second part, sims/init_sweep.py.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from embedlab.errors import check_choice, check_float, check_int
 from embedlab.files import JsonArray, Matrix
 from embedlab.layers.position import SinusoidalPositions
 from embedlab.layers.token import TokenEmbedding
+from embedlab.sims.init_sweep import HEADS, MAX_STEPS, OPTIMIZERS, SIGMAS
 
 # Name -> std of the token table's N(0, std²) init, as a function of D.
 INIT_STDS: dict[str, Callable[[int], float]] = {
@@ -34,7 +37,17 @@ INIT_STDS: dict[str, Callable[[int], float]] = {
 SCALES = ("none", "sqrt_d", "number")  # the lab's choices: × 1, × √D, × a factor it names
 MIN_DIM, MAX_DIM = 2, 4096  # the lab's d_model
 MAX_FACTOR = 10_000.0
-LIMITS = {"d_model": [MIN_DIM, MAX_DIM], "factor": [0.0, MAX_FACTOR], "scales": list(SCALES), "inits": list(INIT_STDS)}
+LIMITS = {
+    "d_model": [MIN_DIM, MAX_DIM],
+    "factor": [0.0, MAX_FACTOR],
+    "scales": list(SCALES),
+    "inits": list(INIT_STDS),
+    # the σ sweep (sims.init_sweep), on the same page
+    "sweep_optimizers": list(OPTIMIZERS),
+    "sweep_heads": list(HEADS),
+    "sweep_steps": [1, MAX_STEPS],
+    "sweep_sigmas": list(SIGMAS),
+}
 Cube = Annotated[np.ndarray, JsonArray(3)]  # (n, m, k) floats -> [[[x, ...], ...], ...]
 
 

@@ -1,14 +1,16 @@
 """Scale balance (simulation 6): token rows at their initial scale against sinusoidal positions
-(embedlab.sims.scale)."""
+(embedlab.sims.scale), and a σ sweep of TinyLM's token table, trained (embedlab.sims.init_sweep)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from embedlab.lab.deps import HEAVY
+from embedlab.lab.deps import HEAVY, LabDep
 from embedlab.lab.schemas import answer_model
+from embedlab.sims.init_sweep import InitSweep, init_sweep
 from embedlab.sims.scale import LIMITS, MAX_DIM, MAX_FACTOR, MIN_DIM, ScaleBalance, balance
 
 router = APIRouter(prefix="/api/scale", tags=["scale"])
@@ -24,3 +26,16 @@ def scale_balance(
     """Mean norms of token rows × the scale and of sinusoid rows at width d_model, their ratio,
     and a few combined vectors."""
     return balance(d_model, scale, factor, init)
+
+
+@router.get("/sweep", response_model=answer_model(InitSweep), dependencies=[HEAVY])
+def sweep(
+    lab: LabDep,
+    optimizer: Annotated[str, Query(pattern="^(" + "|".join(LIMITS["sweep_optimizers"]) + ")$")] = "adamw",
+    head: Annotated[str, Query(pattern="^(" + "|".join(LIMITS["sweep_heads"]) + ")$")] = "untied",
+    steps: Annotated[int, Query(ge=LIMITS["sweep_steps"][0], le=LIMITS["sweep_steps"][1])] = 60,
+) -> InitSweep:
+    """TinyLM trained `steps` steps for each σ of the sweep: norms at init, loss curves, verdicts.
+    Seconds to compute (~1.5 s per σ at 60 steps), so each setting is computed once per app."""
+    make = partial(init_sweep, optimizer=optimizer, tied=head == "tied", steps=steps)
+    return lab.service(f"init-sweep:{optimizer}:{head}:{steps}", make)

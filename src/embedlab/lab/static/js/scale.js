@@ -1,4 +1,5 @@
-// Scale balance: fresh token rows × a factor against sinusoid position rows, and what their sum looks like.
+// Scale balance: fresh token rows × a factor against sinusoid position rows, and what their sum looks like;
+// then the σ sweep: TinyLM trained with its token table at σ over six decades (sims/init_sweep.py).
 import { el, field, num, number, select, table } from "./dom.js";
 import { config, get, latest } from "./http.js";
 import { colour, heat, plot } from "./plot.js";
@@ -17,6 +18,9 @@ export async function render(root) {
     input.addEventListener("input", () => { follow(page); update(); });
   }
   follow(page);
+  const sweep = buildSweep(root, limits.scale);
+  const run = latest(() => loadSweep(sweep), (r) => drawSweep(sweep, r), sweep.errors);
+  sweep.start.addEventListener("click", run);
   await update();
 }
 
@@ -95,4 +99,72 @@ function drawSamples(page, r) {
     legend: { orientation: "h" } });
   const labels = r.combined.flatMap((_, i) => r.sample_positions.map((pos) => `token ${i} @ ${pos}`));
   heat(page.heat, r.combined.flat(), { y: labels, x, title: "sums: rows alike by position or by token?" });
+}
+
+// The σ sweep: computed when asked for (seconds per setting; the server keeps each answer).
+const OPTIMIZERS = { adamw: "AdamW, clipped (as TinyLM trains)", sgd: "plain SGD, no clipping" };
+const HEADS = { untied: "untied head", tied: "tied head (logits read the table)" };
+const SECONDS_PER_SIGMA_STEP = 0.025; // ~1.5 s per σ at 60 steps on one core: what the wait note says
+
+function buildSweep(root, limits) {
+  const sweep = {
+    optimizer: select("sweep-optimizer", limits.sweep_optimizers, "adamw", (o) => OPTIMIZERS[o] ?? o),
+    head: select("sweep-head", limits.sweep_heads, "untied", (h) => HEADS[h] ?? h),
+    steps: number("sweep-steps", limits.sweep_steps, 60, { step: 10 }),
+    start: el("button", { id: "sweep-start", class: "primary" }, "Run the σ sweep"),
+    status: el("p", { id: "sweep-status", class: "stat" }),
+    errors: el("div", { id: "sweep-error" }),
+    verdicts: el("div", { id: "sweep-verdicts" }),
+    rules: el("p", { id: "sweep-rules", class: "note" }),
+    activations: el("div", { id: "sweep-activations", class: "plot" }),
+    gradients: el("div", { id: "sweep-gradients", class: "plot" }),
+    losses: el("div", { id: "sweep-losses", class: "plot" }),
+    sigmas: limits.sweep_sigmas,
+  };
+  root.append(
+    el("h2", {}, "Initialisation scale, trained"),
+    el("p", {}, "A small language model (TinyLM: 2 pre-norm blocks, d = 64, bytes of enwiki-sample) is built " +
+      `once per σ with its token table drawn from N(0, σ²), σ = ${sweep.sigmas.join(", ")}, the rest at its ` +
+      "usual init, and trained on the same batches. Below: the mean length of each layer's output and the " +
+      "gradient of each layer's weights at init, the loss of every step, and what each σ came to."),
+    el("div", { class: "controls" }, field("optimizer", sweep.optimizer), field("output head", sweep.head),
+      field("steps", sweep.steps), sweep.start),
+    sweep.status, sweep.errors,
+    el("div", { class: "grid2" }, sweep.activations, sweep.gradients, sweep.losses,
+      el("div", {}, sweep.verdicts, sweep.rules)));
+  return sweep;
+}
+
+function loadSweep(sweep) {
+  const seconds = Math.ceil(sweep.sigmas.length * Number(sweep.steps.value) * SECONDS_PER_SIGMA_STEP);
+  sweep.status.textContent = `training ${sweep.sigmas.length} models (about ${seconds} s the first time)…`;
+  return get("/api/scale/sweep", { optimizer: sweep.optimizer.value, head: sweep.head.value,
+    steps: sweep.steps.value });
+}
+
+// One line per layer across σ, both axes logarithmic.
+function perLayer(div, r, layers, values, title) {
+  const sigmas = r.runs.map((run) => run.sigma);
+  return plot(div, layers.map((name, i) => ({ type: "scatter", mode: "lines+markers", name, x: sigmas,
+    y: r.runs.map((run) => run[values][i]) })),
+  { title: { text: title }, xaxis: { type: "log", exponentformat: "power", title: { text: "σ of the token table" } },
+    yaxis: { type: "log", exponentformat: "power" }, legend: { orientation: "h", y: -0.3 } });
+}
+
+function drawSweep(sweep, r) {
+  sweep.status.textContent = `${r.optimizer} at lr ${r.lr}, ${r.tied ? "tied" : "untied"} head, ${r.steps} ` +
+    `steps of ${r.batch_size} × ${r.context} bytes (${num(r.corpus_bytes)} bytes of ${r.corpus}), seed ${r.seed}`;
+  perLayer(sweep.activations, r, r.activation_layers, "activation_norms", "mean row length at init");
+  perLayer(sweep.gradients, r, r.gradient_layers, "gradient_norms", "‖gradient‖ of each layer's weights at init");
+  plot(sweep.losses, r.runs.map((run) => ({ type: "scatter", mode: "lines", name: `σ = ${run.sigma} (${run.verdict})`,
+    y: run.losses })),
+  { title: { text: "training loss (nats) per step" }, xaxis: { title: { text: "step" } },
+    yaxis: { type: "log" }, legend: { orientation: "h", y: -0.3 } });
+  sweep.verdicts.replaceChildren(table(["σ", "loss at init", "final loss", "verdict"],
+    r.runs.map((run) => [run.sigma, num(run.losses[0], 3), num(run.final_loss, 3), run.verdict])));
+  sweep.rules.textContent = `final loss: the mean of the last ${r.final_window} steps (– when not finite). ` +
+    `explodes: a loss not finite, or the final loss above ln V + ${r.margin} = ${num(r.uniform_loss + r.margin, 3)} ` +
+    `(worse than a uniform guess); stalls: at or above H₁ − ${r.margin} = ${num(r.unigram_loss - r.margin, 3)}, ` +
+    `where H₁ = ${num(r.unigram_loss, 3)} is the entropy of the bytes' frequencies (no use of context); ` +
+    "learns: below that.";
 }
