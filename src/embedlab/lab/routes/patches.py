@@ -74,5 +74,6 @@ def patch(
 
 @router.get("/variance", response_model=answer_model(PatchVariance), dependencies=[HEAVY])
 def patch_variances(image: ImageName = "china", size: Size = OPTIONS.size, patch_size: PatchSize = 16) -> PatchVariance:
-    """Every patch's pixel variance (over its P·P·3 values in [0, 1]) and the lowest and highest patches."""
+    """Every patch's pixel variance (per channel over its P·P pixels in [0, 1], averaged over the channels)
+    and the lowest and highest patches."""
     return variance_view(image, size, patch_size)

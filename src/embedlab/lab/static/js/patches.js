@@ -60,7 +60,8 @@ function build(root, options) {
         page.zoom)),
     page.error, page.info, el("div", { class: "grid2" }, page.pixels, page.embedding),
     el("h3", {}, "Pixel variance per patch"),
-    el("p", {}, "The variance of each patch's P·P·3 numbers. A patch of clear sky holds nearly one colour, so its " +
+    el("p", {}, "The variance of each patch's P·P pixels, channel by channel, averaged over red, green and blue. " +
+      "A patch of clear sky holds nearly one colour, so its " +
       "vector is close to a constant and says little; a patch crossed by an edge or a texture spreads its numbers " +
       "out, and its vector carries more for the projection to pick up."),
     el("div", { class: "grid2" }, page.variance, page.varianceNote));
@@ -99,7 +100,7 @@ function drawVariance(page, v) {
   return plot(page.variance, [{ type: "heatmap", z: v.variance, colorscale: [[0, "white"], [1, colour("positive")]],
     zmin: 0, hovertemplate: "row %{y}, column %{x}: %{z:.5f}<extra></extra>" }],
   { title: { text: `pixel variance, P = ${v.patch_size}` }, yaxis: { autorange: "reversed", scaleanchor: "x" },
-    xaxis: { title: { text: "column" } } });
+    xaxis: { title: { text: "column" }, constrain: "domain" } });
 }
 
 function loadPatch(page) {
