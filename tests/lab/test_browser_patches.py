@@ -3,7 +3,9 @@ without console errors, and its controls change what it shows."""
 
 from __future__ import annotations
 
+import json
 import math
+import urllib.request
 
 IMAGE = 224  # the page's image side, pixels
 
@@ -36,6 +38,32 @@ def test_clicking_a_patch_shows_its_pixels_and_embedding(open_sim):
     assert _plot_y(page, "#patch-embedding") != before_embedding
     pixels = page.evaluate("() => document.querySelector('#patch-pixels').data.map((t) => t.y.length)")
     assert pixels == [16 * 16] * 3  # one trace per channel, P·P values each
+
+
+def _variance(lab_url: str, image: str, patch_size: int) -> dict:
+    query = f"image={image}&size={IMAGE}&patch_size={patch_size}"
+    with urllib.request.urlopen(f"{lab_url}/api/patches/variance?{query}") as r:
+        return json.loads(r.read())
+
+
+def test_the_variance_heat_map_draws_the_apis_values(open_sim, lab_url):
+    page = open_sim("patches")
+    page.wait_for_selector("#patch-variance .main-svg")
+    z = "() => document.querySelector('#patch-variance').data[0].z"
+    china = _variance(lab_url, "china", 16)
+    assert page.evaluate(z) == china["variance"]  # 14 rows of 14, as the API sent them
+    note = page.inner_text("#patch-variance-note")
+    assert "Lowest variance: the patch at row 0, column 13" in note and "highest: row 4, column 6" in note
+
+    page.select_option("#patch-image", "flower")
+    page.select_option("#patch-size", "8")
+    flower = _variance(lab_url, "flower", 8)
+    drawn = f"v => ({z})().length === {IMAGE // 8} && ({z})()[0][0] === v"  # the new image at the new P
+    page.wait_for_function(drawn, arg=flower["variance"][0][0])
+    assert page.evaluate(z) == flower["variance"]
+    lo, hi = flower["lowest"], flower["highest"]
+    note = page.inner_text("#patch-variance-note")
+    assert f"row {lo['row']}, column {lo['col']}" in note and f"highest: row {hi['row']}, column {hi['col']}" in note
 
 
 def test_tying_toggle_and_h_change_the_logits(open_sim):

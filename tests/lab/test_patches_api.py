@@ -1,5 +1,6 @@
-"""/api/patches: the photograph, the tiling a patch size implies, one patch's pixels and embedding;
-scikit-learn's pixels, Pillow's decoder and a float64 matmul as oracles, and bad input as 4xx JSON."""
+"""/api/patches: the photograph, the tiling a patch size implies, one patch's pixels and embedding, every
+patch's pixel variance; scikit-learn's pixels, Pillow's decoder, a float64 matmul and np.var as oracles, and
+bad input as 4xx JSON."""
 
 from __future__ import annotations
 
@@ -84,6 +85,22 @@ def test_the_seed_and_image_change_the_answer(client):
     assert patch(image="flower")["pixels"] != a["pixels"]
 
 
+@pytest.mark.parametrize("image, patch_size", [("china", 16), ("flower", 8), ("china", 32)])
+def test_variance_is_numpys_over_each_patch_of_the_shown_image(client, image, patch_size):
+    r = client.get("/api/patches/variance", params={"image": image, "size": 224, "patch_size": patch_size}).json()
+    assert (r["image"], r["size"], r["patch_size"]) == (image, 224, patch_size)
+    shown, P = _png(client, image=image, size=224) / 255, patch_size  # what the page shows
+    expected = np.array(
+        [[np.var(shown[y : y + P, x : x + P], axis=(0, 1)).mean() for x in range(0, 224, P)] for y in range(0, 224, P)]
+    )
+    variance = np.array(r["variance"])
+    assert variance.shape == (224 // P, 224 // P)
+    np.testing.assert_allclose(variance, expected, rtol=1e-9, atol=0)
+    for cell, index in ((r["lowest"], expected.argmin()), (r["highest"], expected.argmax())):
+        assert (cell["row"], cell["col"]) == np.unravel_index(index, expected.shape)
+        assert cell["variance"] == variance[cell["row"], cell["col"]]
+
+
 @pytest.mark.parametrize(
     "path, params, status, message",
     [
@@ -100,6 +117,9 @@ def test_the_seed_and_image_change_the_answer(client):
         ("/api/patches/patch", {"dim": 769}, 422, "dim: Input should be less than or equal to 768"),
         ("/api/patches/tiling", {"size": 100, "patch_size": 16}, 400, "image height 100 is not divisible"),
         ("/api/patches/image.png", {"image": "../../etc/passwd"}, 404, "unknown image"),
+        ("/api/patches/variance", {"patch_size": 15}, 400, "not divisible by patch_size 15"),
+        ("/api/patches/variance", {"image": "cat"}, 404, "unknown image 'cat'"),
+        ("/api/patches/variance", {"size": 1000}, 422, "size: Input should be less than or equal to 448"),
     ],
 )
 def test_bad_input_is_a_json_4xx_naming_the_limit(client, path, params, status, message):

@@ -1,14 +1,17 @@
 """Patches (lab simulation 4): a photograph cut into P×P patches, and what a PatchEmbedding makes of one.
 
 `tiling` gives the sizes a patch side P implies (224 px with P = 16: 14×14 = 196 patches,
-196² = 38,416 attention scores, 768 pixels per patch) and `cut_patch` returns one patch's pixels
-next to its projected embedding.
+196² = 38,416 attention scores, 768 pixels per patch), `cut_patch` returns one patch's pixels
+next to its projected embedding, and `patch_variance` each patch's pixel variance: near 0 for
+clear sky, high where an edge or texture crosses the patch.
 
     pixels = sample_image("china", 224)                    # (224, 224, 3) uint8
     embed = seeded_patch_embedding(224, 16, dim=192)       # the same weights on every call
     patch = cut_patch(image_tensor(pixels), embed, row=3, col=5)
     patch.pixels.shape, patch.embedding.shape              # (768,), (192,)
     patch_view("china", 224, 16, 192, row=3, col=5).patch  # the same patch, for the lab page
+    patch_variance(pixels, 16)                             # (14, 14) each patch's variance
+    variance_view("china", 224, 16).lowest                 # VarianceCell(row=0, col=13, ...): clear sky
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from torch import nn
 
 from embedlab.data.images import CHANNELS, MAX_SIZE, MIN_SIZE, SAMPLE_IMAGES, image_tensor, sample_image
 from embedlab.errors import InvalidValueError, check_int, describe
-from embedlab.files import Vector
+from embedlab.files import Matrix, Vector
 from embedlab.layers.patch import PatchEmbedding, patch_grid, patchify
 from embedlab.sizing import EmbeddingLayout, count
 
@@ -115,6 +118,61 @@ def cut_patch(images: torch.Tensor, embed: PatchEmbedding, row: int, col: int) -
     pixels = patchify(images, embed.patch_size)[0, index]  # (C·P·P,)
     P = embed.patch_size
     return Patch(index, row, col, row * P, col * P, pixels.numpy(), embedding.numpy())
+
+
+def patch_variance(pixels: np.ndarray, patch_size: int) -> np.ndarray:
+    """(H, W, C) uint8 pixels -> (H/P, W/P) float64: each patch's pixel variance, pixels scaled to
+    [0, 1] as the patch vectors are: the variance of each channel over the patch's P·P pixels
+    (population variance, NumPy's np.var), averaged over the C channels.
+
+    Per channel, so that a patch of one colour has variance 0 whatever the colour: a clear blue sky
+    is flat, though its red, green and blue numbers differ.
+
+    >>> flat = np.full((4, 4, 3), 200, np.uint8); flat[0, 2] = [255, 0, 0]   # one red pixel
+    >>> patch_variance(flat, 2).round(4).tolist()   # 1 of 4 pixels off by d: 3d²/16; d = 55, 200, 200 (/255)
+    [[0.0, 0.0798], [0.0, 0.0]]
+    """
+    if not isinstance(pixels, np.ndarray) or pixels.ndim != 3 or pixels.dtype != np.uint8:
+        raise InvalidValueError(f"pixels must be an (H, W, C) uint8 array; got {describe(pixels)}")
+    h, w, c = pixels.shape
+    grid = patch_grid((h, w), patch_size, c)  # checks that P divides H and W
+    (gh, gw), P = grid.grid_size, patch_size
+    blocks = pixels.reshape(gh, P, gw, P, c).swapaxes(1, 2).reshape(gh, gw, P * P, c)  # (H/P, W/P, P·P, C)
+    # Var(x / 255) = Var(x) / 255², taken on the integer levels: a uniform patch is then exactly 0
+    # (the mean of levels scaled first can round off the levels by an ulp).
+    return blocks.astype(np.float64).var(axis=2).mean(axis=-1) / 255**2
+
+
+@dataclass(frozen=True)
+class VarianceCell:
+    """One patch of the grid and its pixel variance."""
+
+    row: int  # grid row
+    col: int  # grid column
+    variance: float  # its per-channel pixel variance, averaged over the channels
+
+
+@dataclass(frozen=True, eq=False)
+class PatchVariance:
+    """Every patch's pixel variance in a named photograph: low on flat patches (sky), high on edges."""
+
+    image: str
+    size: int  # H = W, pixels
+    patch_size: int  # P
+    variance: Matrix  # (H/P, W/P): patch (r, c)'s per-channel pixel variance (values in [0, 1]), channels averaged
+    lowest: VarianceCell  # the flattest patch (the first in reading order on a tie)
+    highest: VarianceCell  # the busiest patch
+
+
+def variance_view(image: str, size: int, patch_size: int) -> PatchVariance:
+    """Each patch's variance in the named photograph at size × size, cut into P × P patches."""
+    variance = patch_variance(sample_image(image, size), patch_size)
+
+    def cell(index: np.intp) -> VarianceCell:
+        row, col = np.unravel_index(index, variance.shape)
+        return VarianceCell(int(row), int(col), float(variance[row, col]))
+
+    return PatchVariance(image, size, patch_size, variance, cell(variance.argmin()), cell(variance.argmax()))
 
 
 # ---- the lab page --------------------------------------------------------------------------------

@@ -22,11 +22,13 @@ from embedlab.sims.patches import (
     OPTIONS,
     SAMPLE_IMAGES,
     PatchOptions,
+    PatchVariance,
     PatchView,
     Tiling,
     patch_view,
     photo_png,
     tiling,
+    variance_view,
 )
 
 router = APIRouter(prefix="/api/patches", tags=["patches"])
@@ -68,3 +70,10 @@ def patch(
 ) -> PatchView:
     """One patch's flattened pixels (in [0, 1], order C, P, P) and its D-number embedding."""
     return patch_view(image, size, patch_size, dim, row, col, seed)
+
+
+@router.get("/variance", response_model=answer_model(PatchVariance), dependencies=[HEAVY])
+def patch_variances(image: ImageName = "china", size: Size = OPTIONS.size, patch_size: PatchSize = 16) -> PatchVariance:
+    """Every patch's pixel variance (per channel over its P·P pixels in [0, 1], averaged over the channels)
+    and the lowest and highest patches."""
+    return variance_view(image, size, patch_size)

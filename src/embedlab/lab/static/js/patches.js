@@ -1,4 +1,5 @@
 // Patches: a photograph cut into P×P squares; click one for its flattened pixels and its embedding.
+// A heat map over the same grid shows each patch's pixel variance: flat sky low, edges high.
 import { el, field, num, select } from "./dom.js";
 import { get, latest } from "./http.js";
 import { bars, colour, plot } from "./plot.js";
@@ -10,14 +11,16 @@ export async function render(root) {
   const options = await get("/api/patches/options");
   const page = build(root, options);
   const patchView = latest(() => loadPatch(page), (r) => drawPatch(page, r), page.error);
-  const tilingView = latest(() => loadTiling(page), (g) => { drawCounts(page, g); return patchView(); }, page.counts);
+  const varianceView = latest(() => loadVariance(page), (v) => drawVariance(page, v), page.varianceNote);
+  const both = () => Promise.all([varianceView(), patchView()]);
+  const tilingView = latest(() => loadTiling(page), (g) => { drawCounts(page, g); return both(); }, page.counts);
   page.canvas.addEventListener("click", (event) => {
     const box = page.canvas.getBoundingClientRect();
     page.selected = { x: ((event.clientX - box.left) / box.width) * page.size,
       y: ((event.clientY - box.top) / box.height) * page.size };
     patchView();
   });
-  page.image.addEventListener("change", async () => { await loadPhoto(page); await patchView(); });
+  page.image.addEventListener("change", async () => { await loadPhoto(page); await both(); });
   page.patchSize.addEventListener("change", tilingView);
   page.dim.addEventListener("change", patchView);
   await loadPhoto(page);
@@ -41,6 +44,8 @@ function build(root, options) {
     zoom: el("canvas", { id: "patch-zoom", class: "image", width: 128, height: 128 }),
     pixels: el("div", { id: "patch-pixels", class: "plot" }),
     embedding: el("div", { id: "patch-embedding", class: "plot" }),
+    variance: el("div", { id: "patch-variance", class: "plot" }),
+    varianceNote: el("p", { id: "patch-variance-note", class: "stat" }),
   };
   root.append(
     el("h2", {}, "Patches"),
@@ -53,7 +58,13 @@ function build(root, options) {
     el("div", { class: "grid2" }, el("div", {}, page.canvas),
       el("div", {}, page.counts, el("p", { class: "note" }, "Selected patch, redrawn from the returned pixels:"),
         page.zoom)),
-    page.error, page.info, el("div", { class: "grid2" }, page.pixels, page.embedding));
+    page.error, page.info, el("div", { class: "grid2" }, page.pixels, page.embedding),
+    el("h3", {}, "Pixel variance per patch"),
+    el("p", {}, "The variance of each patch's P·P pixels, channel by channel, averaged over red, green and blue. " +
+      "A patch of clear sky holds nearly one colour, so its " +
+      "vector is close to a constant and says little; a patch crossed by an edge or a texture spreads its numbers " +
+      "out, and its vector carries more for the projection to pick up."),
+    el("div", { class: "grid2" }, page.variance, page.varianceNote));
   return page;
 }
 
@@ -75,6 +86,21 @@ function drawCounts(page, g) {
     el("p", {}, `attention scores per head and layer: N² = ${num(g.attention_scores)}`),
     el("p", {}, `each patch: ${P}·${P}·3 = ${num(g.patch_dim)} numbers → D = ${g.dim}`),
     el("p", {}, `projection: ${num(g.projection_params)} parameters (weights and biases)`));
+}
+
+const loadVariance = (page) =>
+  get("/api/patches/variance", { image: page.image.value, size: page.size, patch_size: page.patchSize.value });
+
+// The API's (H/P, W/P) variances over the patch grid, row 0 at the top as in the photograph.
+function drawVariance(page, v) {
+  const { lowest: lo, highest: hi } = v;
+  const times = lo.variance > 0 ? `, ${num(hi.variance / lo.variance)} times the lowest` : "";
+  page.varianceNote.textContent = `Lowest variance: the patch at row ${lo.row}, column ${lo.col} ` +
+    `(${lo.variance.toPrecision(2)}); highest: row ${hi.row}, column ${hi.col} (${hi.variance.toPrecision(2)}${times}).`;
+  return plot(page.variance, [{ type: "heatmap", z: v.variance, colorscale: [[0, "white"], [1, colour("positive")]],
+    zmin: 0, hovertemplate: "row %{y}, column %{x}: %{z:.5f}<extra></extra>" }],
+  { title: { text: `pixel variance, P = ${v.patch_size}` }, yaxis: { autorange: "reversed", scaleanchor: "x" },
+    xaxis: { title: { text: "column" }, constrain: "domain" } });
 }
 
 function loadPatch(page) {
