@@ -71,18 +71,17 @@ def advise(
       embedlab advise --modality image --detail detail --memory 300MiB --batch 256
       embedlab advise --params 8B --languages 5 --memory 2GiB --json
     """
-    from embedlab.advise import advise as walk
-    from embedlab.advise import parse_bytes, parse_count
+    from embedlab.sims.advise import advice  # the lab page's entry: sizes typed as text, as here
 
-    answer = walk(
+    answer = advice(
         modality,
         languages=languages,
-        params=parse_count(params),
+        params=params,
         seq_len=seq_len,
         positions=positions,
         image_size=image_size,
         detail=detail,
-        memory_budget=0 if memory is None else parse_bytes(memory),
+        memory=memory or "",
         batch=batch,
         dtype=dtype,
         dim=dim or 0,
