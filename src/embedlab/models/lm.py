@@ -194,8 +194,10 @@ def window_batch(ids: np.ndarray, starts: np.ndarray | torch.Tensor, context: in
 
 def adamw(model: nn.Module, lr: float) -> torch.optim.AdamW:
     """TinyLM's optimiser: AdamW with GPT-2's betas (0.9, 0.95); no weight decay, which would pull
-    the rows of rarely seen pieces toward zero between their updates."""
-    return torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.0)
+    the rows of rarely seen pieces toward zero between their updates. Frozen parameters
+    (requires_grad False, a fixed token table) are left out: it never touches them."""
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    return torch.optim.AdamW(trainable, lr=lr, betas=(0.9, 0.95), weight_decay=0.0)
 
 
 def warmup_cosine(step: int, warmup: int, progress: float, peak: float, floor: float) -> float:
