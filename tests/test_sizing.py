@@ -511,3 +511,19 @@ def test_bad_vocab_table(fields, message):
 def test_an_image_layout_has_no_vocab_table():
     with pytest.raises(InvalidValueError, match=r"hashed_rows needs a text layout; got an image layout"):
         EmbeddingLayout(dim=8, image_size=32, patch_size=16, hashed_rows=4)
+
+
+def test_concatenating_bert_bases_rows_makes_every_block_nine_times_larger():
+    from embedlab.models.lm import pre_norm_blocks
+    from embedlab.sizing import block_params, combine_cost
+
+    add, concat = combine_cost(preset("bert-base"), "add"), combine_cost(preset("bert-base"), "concat")
+    assert concat.parts == ("token", "position", "segment") and (add.width, concat.width) == (768, 2304)
+    assert (add.block_params, concat.block_params) == (7_087_872, 63_730_944)  # 12·W² + 13·W
+    assert add.block_ratio == 1.0 and round(concat.block_ratio, 2) == 8.99
+    assert concat.head_params == 30522 * 2304
+    assert combine_cost(preset("gpt2"), "concat").width == 1536  # token and learned position: 2 × 768
+    assert combine_cost(preset("vit-b-16"), "concat").parts == ("patch", "position")
+    for width in (8, 24):  # the formula is torch's count of the block TinyLM and the ViT use
+        block = pre_norm_blocks(width, n_heads=4, n_layers=1)
+        assert sum(p.numel() for p in block.parameters()) == block_params(width)

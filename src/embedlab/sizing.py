@@ -62,6 +62,8 @@ TABLES = ("token", "position", "segment", "output", "patch", "cls")
 VOCAB_TABLES = ("full", "hashed", "hash-embedding", "quotient-remainder", "adaptive")
 # How a quotient-remainder table combines an id's two rows; "mult" is Shi et al. 2020's default.
 QR_OPS = ("mult", "add", "concat")
+# How the input rows become X: added (every recipe), or concatenated (width k·D; layers.recipes.COMBINES)
+COMBINES = ("add", "concat")
 
 
 def qr_shapes(vocab_size: int, dim: int, buckets: int, op: str) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -473,5 +475,52 @@ def gpt2_params(layout: EmbeddingLayout, n_layers: int) -> int:
             f"a GPT-2 decoder needs a text layout; got an image layout (patch_size {layout.patch_size})"
         )
     D = layout.dim
-    block = 12 * D * D + 13 * D
-    return count(layout).total_params + n_layers * block + 2 * D  # 2·D: the final LayerNorm
+    return count(layout).total_params + n_layers * block_params(D) + 2 * D  # 2·D: the final LayerNorm
+
+
+def block_params(width: int) -> int:
+    """Parameters of one GPT-2 block of width W: 12·W² + 13·W (see gpt2_params).
+
+    >>> block_params(768)
+    7087872
+    """
+    W = check_int("width", width, low=1)
+    return 12 * W * W + 13 * W
+
+
+@dataclass(frozen=True)
+class CombineCost:
+    """What the way the input rows combine costs every layer after them (lesson 001 ch. 2).
+
+    Added, the k rows (token, position, segment) make X of width D; concatenated, of width k·D,
+    and every block after it, the output head and every activation grow with it: a block's
+    parameters and FLOPs by (W/D)² (its 12·W² matmul weights dominate), its activations by W/D.
+    """
+
+    combine: str  # "add" | "concat"
+    parts: tuple[str, ...]  # the tables whose rows make X: ("token", "position", "segment") for BERT
+    dim: int  # D, every table's row width
+    width: int  # W, the width of X and of every layer after it
+    block_params: int  # one GPT-2 block at W: 12·W² + 13·W
+    block_ratio: float  # block_params over one block at D (1.0 when added)
+    head_params: int  # an untied output head W × V (text; 0 for an image); none can be tied at W != D
+
+
+def combine_cost(layout: EmbeddingLayout, combine: str) -> CombineCost:
+    """The width of X and the cost of one later block when `layout`'s rows are added or concatenated.
+
+    BERT-base concatenated: [token | position | segment], 3 × 768 = 2304 wide; a block there holds
+    63,730,944 parameters, 8.99 times one at 768 (7,087,872):
+
+    >>> cost = combine_cost(preset("bert-base"), "concat")
+    >>> cost.width, cost.block_params, round(cost.block_ratio, 2)
+    (2304, 63730944, 8.99)
+    """
+    check_choice("combine", combine, COMBINES)
+    first = "patch" if layout.is_image else "token"
+    has = {first: True, "position": layout.positions in ("learned", "sinusoidal"), "segment": layout.n_segments > 0}
+    parts = tuple(name for name, present in has.items() if present)
+    D = layout.dim
+    W = D if combine == "add" else len(parts) * D
+    head = 0 if layout.is_image else W * layout.vocab_size
+    return CombineCost(combine, parts, D, W, block_params(W), block_params(W) / block_params(D), head)

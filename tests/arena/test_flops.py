@@ -48,9 +48,9 @@ def _counted(step) -> dict[str, int]:
     return {str(op): flops for op, flops in counter.get_flop_counts()["Global"].items()}
 
 
-@pytest.mark.parametrize(("tied", "layers"), [(True, 2), (False, 1)])
-def test_tinylm_agrees_with_torchs_counter(tied, layers):
-    config = LMConfig(vocab_size=50, dim=16, n_layers=layers, n_heads=4, context=12, tied=tied)
+@pytest.mark.parametrize(("tied", "layers", "combine"), [(True, 2, "add"), (False, 1, "add"), (False, 2, "concat")])
+def test_tinylm_agrees_with_torchs_counter(tied, layers, combine):
+    config = LMConfig(vocab_size=50, dim=16, n_layers=layers, n_heads=4, context=12, tied=tied, combine=combine)
     model = TinyLM(config)
     batch = torch.randint(0, 50, (3, 13))
     forward = _counted(lambda: model.loss(batch))

@@ -212,3 +212,18 @@ def test_console_script_end_to_end():
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("error: unknown preset 'nope'")
+
+
+def test_combine_concat_reports_the_width_and_the_cost_of_a_block(run_cli):
+    code, out, err = run_cli(
+        "size", "--preset", "bert-base", "--combine", "concat", "--batch", "2", "--seq", "8", "--json"
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["combine"]["width"] == 2304 and report["combine"]["block_params"] == 63_730_944
+    assert report["activation_bytes"] == 2 * 8 * 2304 * 4  # X is 2304 wide
+    code, out, _ = run_cli("size", "--preset", "bert-base", "--combine", "concat")
+    assert "X = [token | position | segment], width 2,304 (3 × 768)" in out
+    assert "63,730,944 parameters (12·W² + 13·W), 8.99 × one at 768" in out
+    code, _, err = run_cli("size", "--preset", "bert-base", "--combine", "stack")
+    assert code == 2 and "stack" in err

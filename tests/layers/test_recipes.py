@@ -260,3 +260,22 @@ def test_addends_must_line_up_with_ids():
     with pytest.raises(InvalidValueError, match=r"positions must have shape \(3,\) or \(1, 3\)"):
         bert(ids, positions=torch.tensor([0, 1]))
     torch.testing.assert_close(bert(ids, positions=torch.tensor([[0, 1, 2]])), bert(ids))
+
+
+def test_concatenated_rows_lie_side_by_side_and_make_x_k_times_wider():
+    emb = InputEmbedding.from_recipe("bert", 50, 8, combine="concat", dropout=0.0)
+    ids, segments = torch.randint(0, 50, (2, 5)), torch.randint(0, 2, (2, 5))
+    parts = emb.addends(ids, segments)
+    rows = [emb.token(ids), emb.position(torch.arange(5)).expand(2, 5, 8), emb.segment(segments)]
+    assert emb.width == 24 and tuple(emb.norm.normalized_shape) == (24,)
+    torch.testing.assert_close(parts.total, torch.cat(rows, dim=-1), rtol=0, atol=0)  # a copy: exact
+    torch.testing.assert_close(parts.output, torch.nn.functional.layer_norm(parts.total, (24,), eps=1e-12))
+    with pytest.raises(InvalidValueError, match="concat lays every addend side by side at width 24"):
+        emb.addends(ids, segments, include=("token", "position"))
+    with pytest.raises(InvalidValueError, match=r"tied head .* \(V, 8\) token table; concat makes them 24 wide"):
+        emb.make_head()
+    head = InputEmbedding.from_recipe("gpt2", 50, 8, combine="concat", tied_head=False).make_head()
+    assert tuple(head.weight.shape) == (50, 16)  # [token | position]: 2 × 8
+    assert InputEmbedding.from_recipe("llama", 50, 8, combine="concat").width == 8  # rotary adds no rows
+    with pytest.raises(InvalidValueError, match="combine"):
+        recipe("gpt2", 50, 8, combine="stack")

@@ -10,6 +10,8 @@ The count, written once here for TinyLM (models/lm.py) and the arena's ViT (mode
       its weights times V, 2·T·T·D each over all heads together (4·T²·D), counted in full although
       TinyLM's mask is causal (torch computes every score, and so does torch's FLOP counter);
     - TinyLM's token lookup is 0 FLOPs (a row read); its output head is a matmul, 2·T·D·V;
+    - with concatenated token and position rows (LMConfig.combine "concat") the blocks and the head
+      are W = 2·D wide: every D above is then W, and the concatenation itself is a copy (0 FLOPs);
     - the huge-vocabulary tables (models/tables.py, `table_flops`): a hashed table's lookup is 0, as
       a full one's; hash embeddings' weighted sum of k rows is a batched matmul, 2·T·k·D; a
       quotient-remainder row's product (or sum) of two rows is element-wise, left out as below;
@@ -80,7 +82,7 @@ def table_flops(config: LMConfig, tokens: int) -> tuple[int, int, int]:
         clusters = sum(2 * T * D * width + 2 * T * width * rows for rows, width in bands[1:])
         return table, head + clusters, 0
     table = 2 * T * c.hash_count * D if c.kind == "hash-embedding" else 0  # hashed, QR: lookups, element-wise ops
-    head = 2 * T * D * V  # an untied head, or a tied one over V composed rows: one (D, V) matmul
+    head = 2 * T * config.width * V  # an untied head, or a tied one over V composed rows: one (W, V) matmul
     compose = 2 * V * c.hash_count * D if (config.tied and c.kind == "hash-embedding") else 0
     return table, head, compose
 
@@ -94,7 +96,7 @@ def lm_forward_flops(config: LMConfig, tokens: int, batch_size: int = 1) -> int:
     T = check_int("tokens", tokens, low=1, high=config.context)
     B = check_int("batch_size", batch_size, low=1)
     table, head, once = table_flops(config, T)
-    return B * (table + config.n_layers * block_flops(T, config.dim) + head) + once
+    return B * (table + config.n_layers * block_flops(T, config.width) + head) + once
 
 
 def lm_step_flops(config: LMConfig, batch_size: int) -> int:

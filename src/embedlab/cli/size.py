@@ -7,6 +7,7 @@
     embedlab size --vocab 128000 --dim 1024 --hashed-rows 12800          # hashed into 1/10 of the rows
     embedlab size --vocab 128000 --dim 1024 --adaptive-cutoffs 20000,60000 --div-value 4
     embedlab size --preset bert-base --batch 32 --seq 512   # and the (B, T, D) output's bytes
+    embedlab size --preset bert-base --combine concat         # rows concatenated: X and every later layer 3·D wide
     embedlab size --list-presets --json
 
 The arithmetic lives in `embedlab.sizing`; this module only builds a layout from the options
@@ -25,19 +26,21 @@ from embedlab.cli.options import JsonFlag
 from embedlab.errors import InvalidValueError
 from embedlab.sizing import (
     BYTES_PER_PARAM,
+    COMBINES,
     POSITION_KINDS,
     PRESETS,
     QR_OPS,
     EmbeddingLayout,
     activation_bytes,
     adaptive_bands,
+    combine_cost,
     count,
     preset,
     qr_shapes,
 )
 
 if TYPE_CHECKING:
-    from embedlab.sizing import SizeReport
+    from embedlab.sizing import CombineCost, SizeReport
 
 # Why a position kind holds no parameters; printed under the table.
 _POSITION_NOTES = {
@@ -119,6 +122,15 @@ def size(
     seq: Annotated[
         int | None, typer.Option("--seq", metavar="T", min=1, help="Tokens per sequence (text; an image's T is N + 1).")
     ] = None,
+    combine: Annotated[
+        str | None,
+        typer.Option(
+            "--combine",
+            metavar="HOW",
+            help=f"{' | '.join(COMBINES)}: how the token, position and segment rows make X; concat makes X and "
+            "every later layer k·D wide, and reports what one block costs there.",
+        ),
+    ] = None,
     list_presets: Annotated[bool, typer.Option("--list-presets", help="List the known models and exit.")] = False,
     json_out: JsonFlag = False,
 ) -> None:
@@ -178,10 +190,14 @@ def size(
     if batch is not None:
         nbytes = activation_bytes(layout, batch, seq, dtype)  # checks seq against the layout
         acts = {"batch": batch, "seq": layout.n_patches + 1 if layout.is_image else seq, "activation_bytes": nbytes}
+    cost = None if combine is None else combine_cost(layout, combine)
+    if cost is not None and acts:  # X is W wide: its bytes grow with it
+        acts["activation_bytes"] = acts["activation_bytes"] // layout.dim * cost.width
     if json_out:
-        typer.echo(json.dumps(dataclasses.asdict(report) | acts))  # every value is a plain int, float, str or dict
+        extra = {} if cost is None else {"combine": dataclasses.asdict(cost)}
+        typer.echo(json.dumps(dataclasses.asdict(report) | acts | extra))  # plain ints, floats, strs, lists, dicts
     else:
-        _print_report(report, preset_name or "custom layout", acts)
+        _print_report(report, preset_name or "custom layout", acts, cost)
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
@@ -206,7 +222,7 @@ def _layout(preset_name: str | None, given: dict[str, object]) -> EmbeddingLayou
     return EmbeddingLayout(**given)  # type: ignore[arg-type]
 
 
-def _print_report(report: SizeReport, title: str, acts: dict[str, int]) -> None:
+def _print_report(report: SizeReport, title: str, acts: dict[str, int], cost: CombineCost | None) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -233,7 +249,8 @@ def _print_report(report: SizeReport, title: str, acts: dict[str, int]) -> None:
     table.add_section()
     table.add_row("total", "", f"{report.total_params:,}", f"{report.bytes:,}", f"{report.mib:,.2f}", "100%")
     if acts:  # values, not parameters: no params count and no share of the tables
-        shape, nbytes = f"{acts['batch']}×{acts['seq']}×{report.dim}", acts["activation_bytes"]
+        width = report.dim if cost is None else cost.width
+        shape, nbytes = f"{acts['batch']}×{acts['seq']}×{width}", acts["activation_bytes"]
         table.add_section()
         table.add_row("activations", shape, "-", f"{nbytes:,}", f"{nbytes / 1024**2:,.2f}", "-")
     console = Console()
@@ -243,8 +260,22 @@ def _print_report(report: SizeReport, title: str, acts: dict[str, int]) -> None:
         notes.append(
             "activations: the output X (B, T, D) of one forward pass; it grows with B and T, the tables do not"
         )
+    if cost is not None:
+        notes.extend(_combine_notes(cost))
     for note in notes:
-        console.print(f"  {note}", highlight=False, soft_wrap=True)
+        console.print(f"  {note}", highlight=False, soft_wrap=True, markup=False)
+
+
+def _combine_notes(cost: CombineCost) -> list[str]:
+    """What adding or concatenating the rows makes every later layer cost."""
+    how = " + ".join(cost.parts) if cost.combine == "add" else "[" + " | ".join(cost.parts) + "]"
+    lines = [f"{cost.combine}: X = {how}, width {cost.width:,} ({cost.width // cost.dim} × {cost.dim:,})"]
+    lines.append(f"one GPT-2 block at width {cost.width:,}: {cost.block_params:,} parameters "
+                 f"(12·W² + 13·W), {cost.block_ratio:.2f} × one at {cost.dim:,}")  # fmt: skip
+    if cost.head_params and cost.width != cost.dim:
+        lines.append(f"output head at width {cost.width:,}: {cost.head_params:,} parameters, untied "
+                     f"(a head tied to the {cost.dim:,}-wide token table cannot read it)")  # fmt: skip
+    return lines
 
 
 def _shapes(layout: EmbeddingLayout) -> dict[str, str]:

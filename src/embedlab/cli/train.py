@@ -7,6 +7,8 @@
     embedlab train gcide --out runs/ft --subwords                       # fastText's model: n-grams 3-6, 2M buckets
     embedlab train gcide --out runs/ft --subwords --method cbow --min-n 2 --max-n 5 --buckets 500000
     embedlab train gcide --out runs/fl --subwords --floret --buckets 50000   # floret's compact table
+    embedlab train enwiki-sample --out runs/lm-pre --method lm --dim 100 --init-from runs/wiki   # sgns rows start it
+    embedlab train enwiki-sample --out runs/lm-fixed --method lm --freeze                        # a fixed random table
     torchrun --nproc_per_node=2 -m embedlab train gcide --out runs/gcide-2p
 
 Settings not given take the method's defaults; with --resume they are read from the folder, and
@@ -120,6 +122,23 @@ def train(
     tied: Annotated[
         bool | None, typer.Option("--tied/--untied", help="lm: the output head reads the token table, or has its own.")
     ] = None,
+    init_from: Annotated[
+        str | None,
+        typer.Option(
+            "--init-from",
+            metavar="TABLE",
+            help="Start the table's rows from TABLE's rows of the same key (a built-in model such as minilm, a run "
+            "folder, a .txt/.bin/.safetensors file; its width must be --dim); other rows keep the run's init.",
+        ),
+    ] = None,
+    freeze: Annotated[
+        bool | None,
+        typer.Option(
+            "--freeze",
+            help="lm: keep the token table fixed (with --init-from: frozen pretrained; without: fixed random). "
+            "Tied, the output head is the same table and stays fixed too.",
+        ),
+    ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out from its checkpoint.")] = False,
     watch: Annotated[
         list[str] | None,
@@ -191,6 +210,8 @@ def _print_summary(result: RunResult) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from embedlab.train.init_table import InitReport
+
     m = result.metrics
     unit = "pieces" if m["method"] == "lm" else "words"
     table = Table(title=f"{m['method']} on {m['corpus']}: {m['vocabulary']:,} rows × {m['dim']} -> {result.path}")
@@ -199,6 +220,11 @@ def _print_summary(result: RunResult) -> None:
     table.add_row(f"{unit} trained", f"{m[unit]:,}")
     table.add_row(f"{unit}/s", f"{m[f'{unit}_per_second']:,.0f}" if m[f"{unit}_per_second"] else "-")
     table.add_row("seconds", f"{m['seconds']:.1f}")
+    init = m.get("init")
+    if init and (init["source"] is not None or init["frozen"]):
+        if init["source"] is not None:
+            table.add_row("init from", init["source"])
+        table.add_row("table start", InitReport(**init).describe())
     if m.get("final_loss") is not None:
         table.add_row("training loss", f"{m['final_loss']:.4f}")
     for name in ("validation_loss", "perplexity", "parameters"):

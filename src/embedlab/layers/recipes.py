@@ -18,6 +18,7 @@ A recipe is a set of choices over the same parts:
     x = emb(ids, segment_ids)             # (B, T) -> (B, T, D)
     parts = emb.addends(ids, segment_ids)  # every addend, the sum, and the output
     emb.addends(ids, include=("token", "segment")).output   # LayerNorm(token + segment): no position
+    InputEmbedding.from_recipe("gpt2", 50257, 768, combine="concat").width   # [token | position]: 1536
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from embedlab.layers.position import POSITION_KINDS, POSITIONS
 from embedlab.layers.relative import MAX_DISTANCE, NUM_BUCKETS, RelativePositionBias
 from embedlab.layers.segment import SegmentEmbedding
 from embedlab.layers.token import TokenEmbedding
+from embedlab.sizing import COMBINES  # add: every recipe (width D); concat: width k·D, to measure (combine_cost)
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class EmbeddingConfig:
     padding_idx: int | None = None  # row that stays zero and gets no gradient
     std: float = 0.02  # init std of the learned tables (GPT-2, BERT)
     tied_head: bool = True  # whether the family's output head shares the token table
+    combine: str = "add"  # add: the rows are summed, width D; concat: laid side by side, width k·D (COMBINES)
 
     def __post_init__(self) -> None:
         check_int("vocab_size", self.vocab_size, low=1)
@@ -61,6 +64,21 @@ class EmbeddingConfig:
         check_int("n_segments", self.n_segments, low=0)
         check_float("dropout", self.dropout, low=0.0, high=1.0)
         check_float("layer_norm_eps", self.layer_norm_eps, low=0.0)
+        check_choice("combine", self.combine, COMBINES)
+
+    @property
+    def addend_count(self) -> int:
+        """k, the tables whose rows make X: the token table, additive positions, segments."""
+        return 1 + (self.positions in POSITIONS) + (self.n_segments > 0)
+
+    @property
+    def width(self) -> int:
+        """The width of X, and of every layer after it: D when the rows are added, k·D concatenated.
+
+        >>> recipe("bert", 30522, 768).width, recipe("bert", 30522, 768, combine="concat").width
+        (768, 2304)
+        """
+        return self.dim if self.combine == "add" else self.addend_count * self.dim
 
 
 # Each recipe: the fields it sets on EmbeddingConfig; the caller gives vocab_size and dim.
@@ -103,7 +121,7 @@ class EmbeddingParts:
     token: torch.Tensor | None  # token rows, already scaled by the recipe's factor
     position: torch.Tensor | None  # (T, D) or (B, T, D) additive position rows
     segment: torch.Tensor | None
-    total: torch.Tensor  # (B, T, D) the sum of the addends above that are not None
+    total: torch.Tensor  # (B, T, W) the sum of the addends above that are not None (W = D), or, concat, [a | b | c]
     output: torch.Tensor  # after LayerNorm and dropout (the same tensor as total if none)
 
 
@@ -134,13 +152,18 @@ class InputEmbedding(nn.Module):
             self.token = token.to(**kw)
         self.position = POSITIONS[c.positions](c.max_len, c.dim, **kw) if c.positions in POSITIONS else None
         self.segment = SegmentEmbedding(c.n_segments, c.dim, std=c.std, **kw) if c.n_segments else None
-        self.norm = nn.LayerNorm(c.dim, eps=c.layer_norm_eps, **kw) if c.layer_norm else nn.Identity()
+        self.norm = nn.LayerNorm(c.width, eps=c.layer_norm_eps, **kw) if c.layer_norm else nn.Identity()
         self.dropout = nn.Dropout(c.dropout) if c.dropout else nn.Identity()
 
     @classmethod
     def from_recipe(cls, name: str, vocab_size: int, dim: int, device=None, dtype=None, **overrides) -> InputEmbedding:
         """InputEmbedding(recipe(name, vocab_size, dim, **overrides))."""
         return cls(recipe(name, vocab_size, dim, **overrides), device=device, dtype=dtype)
+
+    @property
+    def width(self) -> int:
+        """The width of the output X: D (add) or k·D (concat)."""
+        return self.config.width
 
     @property
     def addend_names(self) -> tuple[str, ...]:
@@ -183,6 +206,10 @@ class InputEmbedding(nn.Module):
         _check_shape("segment_ids", segment_ids, (tuple(ids.shape),), ids)
         _check_shape("positions", positions, ((T,), tuple(ids.shape)), ids)
         include = self.check_include(include)
+        if self.config.combine == "concat" and len(include) < len(self.addend_names):
+            raise InvalidValueError(
+                f"concat lays every addend side by side at width {self.width}; got only {', '.join(include)}"
+            )
         # subtle: the token rows are looked up even when left out of the sum: the lookup checks the ids.
         token = self.token(ids)  # (B, T, D)
 
@@ -208,11 +235,14 @@ class InputEmbedding(nn.Module):
 
         rows = dict(zip(ADDEND_NAMES, (token, position, segment), strict=True))
         kept = {name: rows[name] for name in include}  # include is in ADDEND_NAMES order
-        total = None
-        for row in kept.values():  # token + position + segment, left to right, as the recipes write it
-            total = row if total is None else total + row
-        total = total.expand_as(token)  # a position row alone is (T, D): the same one for every batch row
-        output = self.dropout(self.norm(total))  # (B, T, D)
+        if self.config.combine == "concat":  # [token | position | segment]: (B, T, k·D)
+            total = torch.cat([row.expand_as(token) for row in kept.values()], dim=-1)
+        else:
+            total = None
+            for row in kept.values():  # token + position + segment, left to right, as the recipes write it
+                total = row if total is None else total + row
+            total = total.expand_as(token)  # a position row alone is (T, D): the same one for every batch row
+        output = self.dropout(self.norm(total))  # (B, T, W), W = D added, k·D concatenated
         return EmbeddingParts(**{name: kept.get(name) for name in ADDEND_NAMES}, total=total, output=output)
 
     def forward(
@@ -225,10 +255,18 @@ class InputEmbedding(nn.Module):
         return self.addends(ids, segment_ids, positions).output
 
     def make_head(self) -> LMHead:
-        """The output head this family uses: tied to the token table, or a fresh untied one."""
+        """The output head this family uses: tied to the token table, or a fresh untied one (reading
+        hidden states of width W: concatenated rows leave no head to tie, the table being D wide)."""
         c = self.config
         w = self.token.weight
-        return LMHead(c.dim, c.vocab_size, tied_to=self.token if c.tied_head else None, device=w.device, dtype=w.dtype)
+        if c.tied_head and c.width != c.dim:
+            raise InvalidValueError(
+                f"a tied head scores hidden states against the (V, {c.dim}) token table; concat makes them "
+                f"{c.width} wide: use an untied head"
+            )
+        return LMHead(
+            c.width, c.vocab_size, tied_to=self.token if c.tied_head else None, device=w.device, dtype=w.dtype
+        )
 
     def make_position_bias(
         self,

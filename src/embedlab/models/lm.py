@@ -34,10 +34,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from embedlab.errors import InvalidValueError, check_float, check_int
+from embedlab.errors import InvalidValueError, check_choice, check_float, check_int
 from embedlab.layers.adaptive import AdaptiveSoftmax
 from embedlab.layers.recipes import InputEmbedding, recipe
 from embedlab.models.tables import TableConfig, make_head, make_table
+from embedlab.sizing import COMBINES
 
 CLIP_NORM = 1.0  # gradients are clipped to this global norm before a step: one odd batch cannot throw the table off
 
@@ -58,6 +59,7 @@ class LMConfig:
     tied: bool  # the output head reads the token table (head.weight is token.weight)
     dropout: float = 0.0
     table: TableConfig = TableConfig()  # how the token table stores its rows; "full": one (V, D) table
+    combine: str = "add"  # add: token + position rows, width D; concat: [token | position], the body 2·D wide
 
     def __post_init__(self) -> None:
         check_int("vocab_size", self.vocab_size, low=2)
@@ -70,6 +72,17 @@ class LMConfig:
             raise InvalidValueError(f"table must be a TableConfig; got {type(self.table).__name__}")
         if self.dim % self.n_heads:
             raise InvalidValueError(f"dim must be a multiple of n_heads ({self.n_heads}); got {self.dim}")
+        check_choice("combine", self.combine, COMBINES)
+        if self.combine == "concat" and (self.tied or self.table.kind != "full"):
+            raise InvalidValueError(
+                f"concat needs a full token table and an untied head (the body is {self.width} wide, the "
+                f"table {self.dim}); got tied {self.tied}, table {self.table.kind!r}"
+            )
+
+    @property
+    def width(self) -> int:
+        """W, the width of the blocks: D, or 2·D with concatenated token and position rows."""
+        return self.dim if self.combine == "add" else 2 * self.dim
 
 
 def pre_norm_blocks(
@@ -106,10 +119,11 @@ class TinyLM(nn.Module):
         self.config = c = config
         full = c.table.kind == "full"
         table = None if full else make_table(c.table, c.vocab_size, c.dim)
-        embedding = recipe("gpt2", c.vocab_size, c.dim, max_len=c.context, tied_head=c.tied)
+        embedding = recipe("gpt2", c.vocab_size, c.dim, max_len=c.context, tied_head=c.tied, combine=c.combine)
         self.embed = InputEmbedding(embedding, device=device, dtype=dtype, token=table)
-        self.blocks = pre_norm_blocks(c.dim, c.n_heads, c.n_layers, c.dropout, device, dtype)
-        self.norm = nn.LayerNorm(c.dim, device=device, dtype=dtype)
+        assert self.embed.width == c.width  # the recipe's 2 addends (token, learned position) are what width counts
+        self.blocks = pre_norm_blocks(c.width, c.n_heads, c.n_layers, c.dropout, device, dtype)
+        self.norm = nn.LayerNorm(c.width, device=device, dtype=dtype)
         if full:
             self.head = self.embed.make_head()
         else:  # built after the body, as a full head is; the tie (if any) is inside make_head
@@ -194,8 +208,10 @@ def window_batch(ids: np.ndarray, starts: np.ndarray | torch.Tensor, context: in
 
 def adamw(model: nn.Module, lr: float) -> torch.optim.AdamW:
     """TinyLM's optimiser: AdamW with GPT-2's betas (0.9, 0.95); no weight decay, which would pull
-    the rows of rarely seen pieces toward zero between their updates."""
-    return torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.0)
+    the rows of rarely seen pieces toward zero between their updates. Frozen parameters
+    (requires_grad False, a fixed token table) are left out: it never touches them."""
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    return torch.optim.AdamW(trainable, lr=lr, betas=(0.9, 0.95), weight_decay=0.0)
 
 
 def warmup_cosine(step: int, warmup: int, progress: float, peak: float, floor: float) -> float:

@@ -6,6 +6,7 @@
 config.py       RunConfig: every setting of a run and its default, written once
 job.py          the Job protocol (what a method gives the run loop) and JOBS, the methods by name
 run.py          the run: output folder, atomic checkpoints, resume, snapshots, metrics
+init_table.py   a run's table started from another (init_from), rows matched by key, and the report
 checkpoint.py   save_checkpoint / load_checkpoint (torch.save, read back without code)
 distributed.py  torch.distributed ranks: sharded lines, summed table updates
 corpus.py       the word tokenizer, WordVocab (counts, subsampling, noise table), streaming id Chunks

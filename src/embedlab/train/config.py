@@ -16,6 +16,12 @@ counted.
     RunConfig(corpus="gcide", subwords=True)               # fastText's model: n-grams 3-6 in 2,000,000 buckets
     RunConfig(corpus="gcide", subwords=True, floret=True, buckets=50_000)   # floret's: words hashed too, 2 rows a key
 
+A run's table starts from the run's seeded init, or from another table's rows of the same keys
+(init_from: a built-in model or a run folder or file, `train/init_table.py`); freeze keeps an lm's
+token table fixed, from either start ("fixed random" without init_from).
+
+    RunConfig(corpus="enwiki-sample", method="lm", dim=100, init_from="runs/wiki-sgns", freeze=True)
+
 A setting that belongs to a mode (the n-gram settings to subwords, hash_count to floret) is None
 outside it, where naming it is an error, and takes its default inside it (`MODES`).
 """
@@ -58,6 +64,9 @@ class RunConfig:
     seed: int = _default(1)
     threads: int = _default(2)  # CPU threads (word2vec's Hogwild threads; torch's intra-op threads for lm)
     device: str = _default("cpu")  # word2vec on cuda uses the batched torch engine
+    # the table's start (train/init_table.py)
+    init_from: str | None = _default(None)  # a table (built-in name or path) whose rows start the matching keys' rows
+    freeze: bool = _default(False)  # lm: the token table is not trained (from init_from, or fixed random)
     # word2vec
     window: int = _default(5)  # words each side at most; each centre word draws its own 1..window
     negative: int = _default(5)  # noise words per true word (5-20 suit small corpora, 2-5 large ones)
@@ -100,6 +109,7 @@ class RunConfig:
         check_int("min_count", self.min_count, low=1)
         check_float("sample", self.sample, low=0.0, high=1.0)
         self._check_subwords()
+        self._check_init()
         check_int("vocab_size", self.vocab_size, low=257, high=1_000_000)
         check_int("context", self.context, low=1)
         check_int("layers", self.layers, low=0)
@@ -131,6 +141,20 @@ class RunConfig:
         if self.device != "cpu":
             raise InvalidValueError(f"subwords train on the cpu kernels only; got device {self.device}")
         check_ngram_range(self.min_n, self.max_n, self.buckets, self.hash_count)
+
+    def _check_init(self) -> None:
+        """init_from names a table (its width is checked when it is loaded); freeze is the lm's."""
+        if self.init_from is not None and (not isinstance(self.init_from, str) or not self.init_from):
+            raise InvalidValueError(f"init_from must name a table (a built-in name or a path); got {self.init_from!r}")
+        if self.init_from is not None and self.subwords:
+            raise InvalidValueError("init_from starts whole-word rows; a subword run's n-gram rows have no keys")
+        if not isinstance(self.freeze, bool):
+            raise InvalidValueError(f"freeze must be True or False; got {self.freeze!r}")
+        if self.freeze and self.family != "lm":
+            raise InvalidValueError(
+                f"freeze keeps an lm's token table fixed; got method {self.method} "
+                "(word2vec's kernels update the input table in place)"
+            )
 
     @property
     def family(self) -> str:

@@ -41,6 +41,9 @@ class Job(Protocol):
     def steps(self, epoch: int, skip: int) -> Iterator[None]:
         """Train epoch `epoch` from its step `skip` on, yielding after each step."""
 
+    def init_rows(self, ids: np.ndarray, rows: np.ndarray) -> None:
+        """(K,) int64 rows of the embedding table set to (K, D) float32 `rows`, before training (init_from)."""
+
     def save_setup(self, out: Path) -> None:
         """Write setup_file into a new run folder."""
 

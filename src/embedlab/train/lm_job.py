@@ -82,6 +82,8 @@ class LMJob:
         torch.manual_seed(config.seed)  # the same initial model on every rank
         lm = LMConfig(tokenizer.vocab_size, config.dim, config.layers, config.heads, config.context, config.tied)
         self.model = TinyLM(lm, device=self.device)
+        # frozen: no gradient and no optimizer state; tied, the head is the same Parameter and is fixed too
+        self.model.embed.token.weight.requires_grad_(not config.freeze)
         self.ddp = DistributedDataParallel(self.model) if dist.world > 1 else self.model
         self.optimizer = adamw(self.model, config.lr)
         self.step_count = 0  # optimizer steps taken, all epochs
@@ -138,6 +140,12 @@ class LMJob:
             loss, perplexity = evaluate(self.model, self.valid)
             self.history.append({"epoch": epoch, "train_loss": self.loss, "validation_loss": loss,
                                  "perplexity": perplexity})  # fmt: skip
+
+    def init_rows(self, ids: np.ndarray, rows: np.ndarray) -> None:
+        with torch.no_grad():
+            self.model.embed.token.weight[torch.as_tensor(ids, device=self.device)] = torch.as_tensor(
+                rows, dtype=torch.float32, device=self.device
+            )
 
     def save_setup(self, out: Path) -> None:
         self.tokenizer.counts = self.counts.tolist()

@@ -17,7 +17,8 @@ The folder, once a run finishes:
                            (floret's mode: no word_rows, hash_count in the metadata, each word the
                            mean of the bucket rows its floret ids pick)
     snapshots.safetensors  the watched tokens' rows over the run: "vectors" (S, W, D), "words" (S,)
-    metrics.json           speed, loss, the benchmarks (WordSim-353, SimLex-999, Google analogies) and
+    metrics.json           speed, loss, the benchmarks (WordSim-353, SimLex-999, Google analogies),
+                           "init" (init_from's rows matched and not, freeze: init_table.InitReport) and
                            "timings": seconds of setup (vocabulary), training, writing, evaluation
     checkpoint.pt          while running: the state `resume` continues from (removed at the end)
 
@@ -49,6 +50,7 @@ from embedlab.tokenizer.bytes import word_key
 from embedlab.train.checkpoint import DAMAGED_RUN, load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
 from embedlab.train.distributed import Dist
+from embedlab.train.init_table import InitReport, load_source, match_rows
 from embedlab.train.job import JOBS, Job
 from embedlab.vectors.io import Table, write_table
 
@@ -99,6 +101,7 @@ class RunState:
     on_snapshot: Callable[[list[str], np.ndarray, int], None] | None  # (tokens, rows (W, D), done) per snapshot
     should_stop: Callable[[], bool] | None  # polled after every step: True stops the run with a checkpoint
     timings: dict[str, float]  # seconds of "setup", then "training", "writing" and "evaluation" as each ends
+    init: InitReport  # where the table started (init_from's matched rows, freeze): checkpointed, in metrics.json
     snapshots: list[tuple[int, np.ndarray]] = field(default_factory=list)  # (units done, (W, D) rows), in order
     done_at_start: int = 0  # units done before this process began: a resumed run's earlier part
 
@@ -119,7 +122,13 @@ class RunState:
             save_checkpoint(
                 self.out / CHECKPOINT,
                 {**{f"job.{k}": v for k, v in arrays.items()}, "snapshots": stack.astype(np.float32)},
-                {"epoch": epoch, "step": step, "job": meta, "snapshot_words": [w for w, _ in self.snapshots]},
+                {
+                    "epoch": epoch,
+                    "step": step,
+                    "job": meta,
+                    "snapshot_words": [w for w, _ in self.snapshots],
+                    "init": self.init.to_dict(),
+                },  # fmt: skip
             )
 
 
@@ -151,12 +160,19 @@ def train(
     else:
         _check_new(out)
         dist.barrier()  # every rank has looked before rank 0 writes
+    # the source table is read (and its width checked) before the corpus: a wrong name costs nothing
+    source = load_source(config.init_from, config.dim) if config.init_from is not None and not resume else None
     corpus = open_corpus(config.corpus)
     lines = dist.shard(corpus) if dist.world > 1 else corpus
     start = time.perf_counter()
     job = JOBS[config.method].create(lines, config, out, resume, dist)
     setup = time.perf_counter() - start  # the vocabulary pass (word2vec) or the tokenizer (lm)
     try:
+        init = InitReport.of(config.init_from, len(job.keys), 0, config.freeze)  # resumed: the checkpoint's
+        if source is not None:
+            run_rows, source_rows = match_rows(job.keys, source, pieces=job.unit == "pieces")
+            job.init_rows(run_rows, source.vectors[source_rows])
+            init = InitReport.of(config.init_from, len(job.keys), len(run_rows), config.freeze)
         run = RunState(
             config=config,
             out=out,
@@ -171,6 +187,7 @@ def train(
             on_snapshot=on_snapshot,
             should_stop=should_stop,
             timings={"setup": setup},
+            init=init,
         )
         return _run(run)
     finally:
@@ -185,6 +202,8 @@ def _run(run: RunState) -> RunResult:
         arrays, meta = load_checkpoint(out / CHECKPOINT)
         job.load_state_dict({k[4:]: v for k, v in arrays.items() if k.startswith("job.")}, meta["job"])
         cursor = (meta["epoch"], meta["step"])
+        if "init" in meta:  # a checkpoint written before init_from existed: the run's own init
+            run.init = InitReport(**meta["init"])
         run.snapshots = list(zip(meta["snapshot_words"], arrays["snapshots"], strict=True))
     elif dist.main:
         out.mkdir(parents=True, exist_ok=True)
@@ -267,6 +286,7 @@ def _finish(run: RunState) -> dict:
         f"{job.unit}_per_second": round(trained / seconds, 1) if seconds > 0 else None,
         "final_loss": job.loss,
         "processes": run.dist.world,
+        "init": run.init.to_dict(),
         **job_metrics,
     }
     if run.evaluate:

@@ -214,6 +214,13 @@ class Word2VecJob:
         finally:
             chunks.close()
 
+    def init_rows(self, ids: np.ndarray, rows: np.ndarray) -> None:
+        """Word rows `ids` of the input table set to `rows`, on every rank alike (before any step)."""
+        self._sync()
+        self.state.w_in[ids] = rows
+        if self.engine is not None:  # the engine holds its own copy of the tables
+            self.engine = BatchedTrainer(self.state, self.tables, self.config, self.device)
+
     def save_setup(self, out: Path) -> None:
         atomic_write_text(out / self.setup_file, json.dumps(self.vocab.to_dict()))
 
