@@ -12,7 +12,7 @@ Packages and modules, lowest first (the data flow of DESIGN.md):
     embedlab.errors     EmbedlabError and its subclasses; checks that name the bad value
     embedlab.files      atomic writes; the cache folder
     embedlab.scratch    the lessons' math in NumPy: lookup, one-hot × E, dE = Hᵀ G, SGD on rows
-    embedlab.sizing     parameter and memory arithmetic, model presets
+    embedlab.sizing     parameter and memory arithmetic, model presets (layout, presets, model)
     embedlab.memory     this machine's memory, set against a size before it is allocated
     embedlab.data       everything built in, found by name: models, corpora, benchmarks, images, themes
     embedlab.layers     PyTorch modules, one concept each: token, position, segment, recipes, patch, head
