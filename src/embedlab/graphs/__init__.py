@@ -8,6 +8,7 @@ graph.py     Graph: a CSR adjacency with node keys (and communities), the built-
 walks.py     uniform (DeepWalk) and second-order p/q (node2vec) random walks, numba, seeded
 embed.py     walks -> embedlab's own skip-gram (train/) -> Vectors keyed by node id
 evaluate.py  community recovery (k-means ARI, matched accuracy), link prediction AUC, the spectral baseline
+report.py    measure(): one graph embedded both ways (walks + skip-gram, spectral) and scored side by side
 """
 
 from embedlab.graphs.embed import embed_graph, train_config, train_walks
