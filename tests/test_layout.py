@@ -22,7 +22,8 @@ NEVER = {
     "models": {"train", "sims", "lab", "cli"},
     "tokenizer": {"models", "vectors", "train", "sims", "lab", "cli"},
     "vectors": {"train", "sims", "lab", "cli"},
-    "train": {"sims", "lab", "cli"},
+    "train": {"graphs", "sims", "lab", "cli"},
+    "graphs": {"arena", "sims", "lab", "cli"},  # walks -> train's skip-gram -> vectors: above train, below the pages
     "arena": {"sims", "lab", "cli"},
     "data": {"layers", "models", "tokenizer", "vectors", "train", "sims", "lab", "cli"},
     "sims": {"lab", "cli"},

@@ -20,6 +20,7 @@ Packages and modules, lowest first (the data flow of DESIGN.md):
     embedlab.tokenizer  reference BPE, HuggingFace tokenizers behind one interface, word vocabularies
     embedlab.vectors    Vectors: neighbours, analogies, benchmarks, analysis, file formats
     embedlab.train      training runs: RunConfig, jobs (word2vec, lm), checkpoints, resume, ranks
+    embedlab.graphs     graph nodes as rows: random walks (DeepWalk, node2vec) -> skip-gram -> a node table
     embedlab.advise     lesson 001's decision chart walked: a recipe, its sizes, this project's evidence
     embedlab.sims       the library side of each lab page
     embedlab.lab        the web lab (FastAPI)

@@ -14,6 +14,7 @@
     embedlab train enwiki-sample --out runs/wiki
     embedlab arena --quick --out runs/arena-quick
     embedlab advise --languages 20 --params 70B --seq-len 8192
+    embedlab graph karate --dim 16 --out karate.txt --evaluate
     embedlab lab --vectors minilm --vectors runs/wiki
 
 Every expected error (an `EmbedlabError`, or a usage mistake such as an unknown option) is
@@ -36,6 +37,7 @@ compare.py    `embedlab compare`: two tables key by key, and their benchmark dif
 train.py      `embedlab train`: a run folder, with progress, resume and metrics
 arena.py      `embedlab arena`: the embedding strategies raced on real tasks, and the budget sweep
 advise.py     `embedlab advise`: lesson 001's decision chart walked, with this project's evidence
+graph.py      `embedlab graph`: a graph's nodes as a table (random walks + skip-gram), scored
 lab.py        `embedlab lab`: serve the web lab
 """
 
@@ -46,7 +48,7 @@ import sys
 
 import typer
 
-from embedlab.cli import advise, arena, compare, context, embed, lab, size, tokenizer, train, vectors
+from embedlab.cli import advise, arena, compare, context, embed, graph, lab, size, tokenizer, train, vectors
 from embedlab.errors import EmbedlabError, InvalidValueError
 
 app = typer.Typer(
@@ -70,6 +72,7 @@ app.command("export")(vectors.export)
 app.command("train")(train.train)
 app.command("arena")(arena.arena)
 app.command("advise")(advise.advise)
+app.command("graph")(graph.graph)
 app.command("lab")(lab.lab)
 
 

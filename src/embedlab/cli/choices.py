@@ -42,3 +42,5 @@ MODALITIES = ("text", "image")  # advise.chart.MODALITIES
 ADVISE_POSITIONS = ("rotary", "learned", "sinusoidal")  # advise.chart.POSITIONS
 DETAILS = ("standard", "speed", "detail")  # advise.chart.DETAILS: patch 16, 32, 8
 DTYPES = ("fp32", "fp16", "bf16", "int8")  # sizing.BYTES_PER_PARAM
+GRAPHS = ("karate", "les-miserables", "florentine")  # graphs.graph.GRAPHS (and "planted", built from options)
+GRAPH_DIM, GRAPH_WINDOW = 128, 10  # node2vec's and pecanpy's defaults; graphs.embed.GRAPH_WINDOW

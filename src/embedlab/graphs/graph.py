@@ -1,0 +1,129 @@
+"""Graph: an undirected graph as a CSR adjacency whose nodes carry keys (and, when known, communities).
+
+    graph = load_graph("karate")                     # Zachary's karate club: 34 nodes, 78 edges, 2 clubs
+    graph = planted_partition(groups=10, size=1000, p_in=0.01, p_out=0.0005, seed=1)   # 10,000 nodes, known blocks
+    graph.indptr, graph.indices                       # (N+1,) int64, (2E,) int32: node v's neighbours, sorted
+    graph.keys[v], graph.labels                       # node v's id as a string; (N,) int64 communities or None
+
+The built-in graphs ship with networkx (a dependency of torch), so nothing is downloaded. Node keys
+are the networkx node ids as strings, the keys of the trained table (`embed.embed_graph`), so a node
+table is queried like a word table: `vectors.most_similar("33")`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from embedlab.errors import InvalidValueError, check_choice, check_float, check_int
+
+# name -> (networkx generator, node attribute holding a known community or None, what it is)
+GRAPHS = {
+    "karate": (
+        "karate_club_graph",
+        "club",
+        "Zachary's karate club: 34 members, 78 ties, split into Mr. Hi's and the Officer's clubs",
+    ),
+    "les-miserables": ("les_miserables_graph", None, "Les Misérables: 77 characters, 254 co-appearances (Knuth)"),
+    "florentine": ("florentine_families_graph", None, "Florentine families: 15 families, 20 marriage ties (Padgett)"),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """N nodes, E undirected edges (no self-loops): node v's neighbours are indices[indptr[v]:indptr[v+1]], sorted."""
+
+    name: str
+    keys: list[str]  # node -> its id as a string
+    indptr: np.ndarray  # (N+1,) int64
+    indices: np.ndarray  # (2E,) int32, each edge stored both ways
+    labels: np.ndarray | None = None  # (N,) int64 community of each node, when the graph knows one
+    label_names: tuple[str, ...] = ()  # community -> its name ("Mr. Hi", "Officer"), when it has one
+
+    @property
+    def nodes(self) -> int:
+        return len(self.keys)
+
+    @property
+    def edges(self) -> int:
+        return len(self.indices) // 2
+
+    @property
+    def degrees(self) -> np.ndarray:
+        """(N,) int64."""
+        return np.diff(self.indptr)
+
+    def edge_list(self) -> np.ndarray:
+        """(E, 2) int64 each edge once, smaller node first, sorted."""
+        src = np.repeat(np.arange(self.nodes), self.degrees)
+        once = src < self.indices
+        return np.stack([src[once], self.indices[once].astype(np.int64)], axis=1)
+
+    def adjacency(self):
+        """(N, N) scipy.sparse CSR float64 0/1 adjacency."""
+        import scipy.sparse as sp
+
+        data = np.ones(len(self.indices))
+        return sp.csr_matrix((data, self.indices, self.indptr), shape=(self.nodes, self.nodes))
+
+
+def from_edges(name: str, keys: list[str], edges: np.ndarray, labels=None, label_names=()) -> Graph:
+    """(E, 2) int node pairs -> Graph on len(keys) nodes (duplicates and self-loops dropped).
+
+    >>> g = from_edges("path", ["a", "b", "c"], np.array([[0, 1], [2, 1], [1, 0]]))
+    >>> g.indptr.tolist(), g.indices.tolist()
+    ([0, 1, 3, 4], [1, 0, 2, 1])
+    """
+    N = len(keys)
+    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    if edges.size and (edges.min() < 0 or edges.max() >= N):
+        bad = edges[(edges < 0) | (edges >= N)][0]
+        raise InvalidValueError(f"edge endpoint {bad} is outside the {N} nodes (0..{N - 1})")
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    both = np.unique(np.concatenate([edges, edges[:, ::-1]]), axis=0)  # (2E, 2) sorted by source, then target
+    indptr = np.zeros(N + 1, dtype=np.int64)
+    np.cumsum(np.bincount(both[:, 0], minlength=N), out=indptr[1:])
+    labels = None if labels is None else np.asarray(labels, dtype=np.int64)
+    return Graph(name, list(keys), indptr, both[:, 1].astype(np.int32), labels, tuple(label_names))
+
+
+def from_networkx(graph, name: str = "graph", community: str | None = None) -> Graph:
+    """A networkx graph (directions dropped) -> Graph; `community`: the node attribute naming each node's group."""
+    nodes = list(graph.nodes)
+    index = {node: i for i, node in enumerate(nodes)}
+    edges = np.array([(index[a], index[b]) for a, b in graph.edges], dtype=np.int64).reshape(-1, 2)
+    labels, names = None, ()
+    if community is not None:
+        values = [graph.nodes[node][community] for node in nodes]
+        names = tuple(dict.fromkeys(values))  # in order of first appearance
+        labels = [names.index(value) for value in values]
+    return from_edges(name, [str(node) for node in nodes], edges, labels, names)
+
+
+def load_graph(name: str) -> Graph:
+    """A built-in graph by name (GRAPHS): the networkx graph as a Graph, with its communities where known."""
+    import networkx as nx
+
+    check_choice("graph", name, tuple(GRAPHS))
+    generator, community, _ = GRAPHS[name]
+    return from_networkx(getattr(nx, generator)(), name, community)
+
+
+def planted_partition(groups: int, size: int, p_in: float, p_out: float, seed: int = 1) -> Graph:
+    """networkx's planted_partition_graph: `groups` blocks of `size` nodes, an edge inside a block with
+    probability p_in, across blocks with p_out. Node v is in block v // size (its label)."""
+    import networkx as nx
+
+    check_int("groups", groups, low=1)
+    check_int("size", size, low=1)
+    check_float("p_in", p_in, low=0.0, high=1.0)
+    check_float("p_out", p_out, low=0.0, high=1.0)
+    check_int("seed", seed, low=0)
+    g = nx.planted_partition_graph(groups, size, p_in, p_out, seed=seed)
+    edges = np.array(g.edges, dtype=np.int64).reshape(-1, 2)
+    name = f"planted-{groups}x{size}"
+    labels = np.arange(groups * size) // size
+    return from_edges(
+        name, [str(v) for v in range(groups * size)], edges, labels, tuple(f"block {b}" for b in range(groups))
+    )

@@ -1,0 +1,88 @@
+"""One graph measured: node vectors and the spectral baseline at the same width, side by side.
+
+    report = measure(load_graph("karate"), WalkConfig(), train_config(dim=16))
+    report.ours.accuracy, report.spectral.accuracy       # k-means against the known communities
+    report.ours.link_auc, report.spectral.link_auc       # 10% of edges held out, cosine scores
+
+Link prediction trains a second table (and a second spectral embedding) on the graph without the
+held-out edges, so the two figures never see the edges they are scored on.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from embedlab.graphs.embed import train_walks
+from embedlab.graphs.evaluate import (
+    community_recovery,
+    link_prediction,
+    node_classification,
+    node_rows,
+    spectral_embedding,
+    split_edges,
+)
+from embedlab.graphs.graph import Graph
+from embedlab.graphs.walks import WalkConfig, random_walks
+from embedlab.train.config import RunConfig
+
+HELD_OUT = 0.1  # share of edges hidden for link prediction
+
+
+@dataclass(frozen=True)
+class Scores:
+    """One embedding's figures (None where the graph knows no communities)."""
+
+    ari: float | None  # k-means against the communities: adjusted Rand index
+    accuracy: float | None  # k-means, clusters matched to communities
+    classification: float | None  # logistic regression on half the nodes, accuracy on the other half
+    link_auc: float  # ROC AUC of cosine on held-out edges against as many non-edges
+    seconds: float  # to embed the whole graph (walks and training, or the eigenvectors)
+
+
+@dataclass(frozen=True)
+class GraphReport:
+    graph: str
+    nodes: int
+    edges: int
+    dim: int
+    ours: Scores  # random walks + embedlab's skip-gram
+    spectral: Scores  # Laplacian eigenmaps at the same dim
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _scores(X: np.ndarray, X_split: np.ndarray, graph: Graph, held, seconds: float, seed: int) -> Scores:
+    community = None if graph.labels is None else community_recovery(X, graph.labels, seed=seed)
+    return Scores(
+        ari=None if community is None else community.ari,
+        accuracy=None if community is None else community.accuracy,
+        classification=None if graph.labels is None else node_classification(X, graph.labels, seed=seed),
+        link_auc=link_prediction(X_split, *held),
+        seconds=seconds,
+    )
+
+
+def measure(graph: Graph, walks: WalkConfig, config: RunConfig) -> GraphReport:
+    """Embed `graph` both ways at config.dim and score both the same way (seeded by config.seed)."""
+    seed = config.seed
+    split, *held = split_edges(graph, HELD_OUT, seed=seed)
+
+    start = time.perf_counter()
+    ours = node_rows(train_walks(random_walks(graph, walks, config.threads), graph.keys, config), graph)
+    ours_seconds = time.perf_counter() - start
+    ours_split = node_rows(train_walks(random_walks(split, walks, config.threads), split.keys, config), split)
+
+    start = time.perf_counter()
+    spectral = spectral_embedding(graph, config.dim, seed=seed)
+    spectral_seconds = time.perf_counter() - start
+    spectral_split = spectral_embedding(split, config.dim, seed=seed)
+
+    return GraphReport(
+        graph.name, graph.nodes, graph.edges, config.dim,
+        _scores(ours, ours_split, graph, held, ours_seconds, seed),
+        _scores(spectral, spectral_split, graph, held, spectral_seconds, seed),
+    )  # fmt: skip
