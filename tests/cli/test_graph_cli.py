@@ -56,3 +56,13 @@ def test_graph_names_on_the_help_page_are_the_librarys():
     from embedlab.graphs import GRAPHS, embed
 
     assert choices.GRAPHS == tuple(GRAPHS) and choices.GRAPH_WINDOW == embed.GRAPH_WINDOW
+
+
+def test_the_default_width_evaluates_a_graph_smaller_than_it(run_cli):
+    """karate has 34 nodes: the spectral baseline stops at 32 dims while the walks' table keeps 128."""
+    status, stdout, err = run_cli("graph", "karate", "--evaluate", "--threads", "1", "--json")
+    assert status == 0, err
+    answer = json.loads(stdout)
+    assert answer["dim"] == 128 and answer["report"]["spectral_dim"] == 32
+    ours, spectral = answer["report"]["ours"], answer["report"]["spectral"]
+    assert ours["ari"] > 0.5 > spectral["ari"]  # the two clubs: walks find them, 32 Laplacian dims blur them

@@ -103,9 +103,10 @@ def _show(answer: dict) -> None:
         return
     rows = [("k-means ARI", "ari"), ("k-means accuracy", "accuracy"), ("classification", "classification"),
             ("link AUC (10% held out)", "link_auc"), ("seconds", "seconds")]  # fmt: skip
-    typer.echo(f"{'':26}{'walks + skip-gram':>20}{'spectral':>12}")
+    heading = f"spectral d={report['spectral_dim']}"
+    typer.echo(f"{'':26}{'walks + skip-gram':>20}{heading:>16}")
     for label, key in rows:
         ours, spectral = report["ours"][key], report["spectral"][key]
         if ours is None:
             continue
-        typer.echo(f"{label:26}{ours:>20.3f}{spectral:>12.3f}")
+        typer.echo(f"{label:26}{ours:>20.3f}{spectral:>16.3f}")

@@ -49,7 +49,8 @@ class GraphReport:
     edges: int
     dim: int
     ours: Scores  # random walks + embedlab's skip-gram
-    spectral: Scores  # Laplacian eigenmaps at the same dim
+    spectral: Scores  # Laplacian eigenmaps at the same dim, or at most N - 2 (a graph of N nodes has no more)
+    spectral_dim: int
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -67,8 +68,9 @@ def _scores(X: np.ndarray, X_split: np.ndarray, graph: Graph, held, seconds: flo
 
 
 def measure(graph: Graph, walks: WalkConfig, config: RunConfig) -> GraphReport:
-    """Embed `graph` both ways at config.dim and score both the same way (seeded by config.seed)."""
-    seed = config.seed
+    """Embed `graph` both ways at config.dim and score both the same way (seeded by config.seed); the
+    spectral width is capped at N - 2, so a small graph (karate: 34 nodes) takes the default width too."""
+    seed, spectral_dim = config.seed, min(config.dim, graph.nodes - 2)
     split, *held = split_edges(graph, HELD_OUT, seed=seed)
 
     start = time.perf_counter()
@@ -77,12 +79,12 @@ def measure(graph: Graph, walks: WalkConfig, config: RunConfig) -> GraphReport:
     ours_split = node_rows(train_walks(random_walks(split, walks, config.threads), split.keys, config), split)
 
     start = time.perf_counter()
-    spectral = spectral_embedding(graph, config.dim, seed=seed)
+    spectral = spectral_embedding(graph, spectral_dim, seed=seed)
     spectral_seconds = time.perf_counter() - start
-    spectral_split = spectral_embedding(split, config.dim, seed=seed)
+    spectral_split = spectral_embedding(split, spectral_dim, seed=seed)
 
     return GraphReport(
         graph.name, graph.nodes, graph.edges, config.dim,
         _scores(ours, ours_split, graph, held, ours_seconds, seed),
-        _scores(spectral, spectral_split, graph, held, spectral_seconds, seed),
+        _scores(spectral, spectral_split, graph, held, spectral_seconds, seed), spectral_dim,
     )  # fmt: skip
