@@ -4,7 +4,7 @@ printed with thousands separators by the pages' one helper (dom.js's num and mem
 
 from __future__ import annotations
 
-from embedlab.sizing import PRESETS, count
+from embedlab.sizing import PRESETS, activation_bytes, count
 
 
 def _total(page) -> str:
@@ -58,3 +58,37 @@ def test_the_number_helper(open_sim):
               memory(4202692608), memory(1023 * 1024 ** 2)];
     }""")
     assert shown == ["23,835,648", "4,008.00", "-0.123", "–", "–", "90.93 MiB", "3.91 GiB", "1,023.00 MiB"]
+
+
+def _acts(page) -> str:
+    return page.inner_text("#size-acts-total")
+
+
+def _wait_acts(page, before: str) -> str:
+    page.wait_for_function("t => document.querySelector('#size-acts-total')?.innerText !== t", arg=before)
+    return _acts(page)
+
+
+def test_activations_beside_the_tables(open_sim):
+    page = open_sim("size")
+    page.select_option("#size-preset", "bert-base")
+    page.wait_for_function("() => document.querySelector('#size-total').innerText.startsWith('23,835,648 parameters')")
+    nbytes = activation_bytes(PRESETS["bert-base"], 32, 512)  # 50,331,648: about half the tables' 90.93 MiB
+    shown = (
+        f"X: 32 × 512 × 768 = 12,582,912 values = {nbytes:,} bytes = 48.00 MiB in fp32 = 0.53× the tables' 90.93 MiB"
+    )
+    # subtle: gpt2's X (the page's first preset) is 32 × 512 × 768 too; only the tables' bytes tell them apart
+    page.wait_for_function("t => document.querySelector('#size-acts-total')?.innerText === t", arg=shown)
+    page.fill("#size-batch", "16")
+    page.dispatch_event("#size-batch", "input")  # B halves X; the tables stay
+    assert _wait_acts(page, shown).startswith("X: 16 × 512 × 768 = 6,291,456 values = 25,165,824 bytes = 24.00 MiB")
+    # an image's T is N + 1, fixed: shown in the disabled box; the text's T comes back after
+    before = _acts(page)
+    page.select_option("#size-preset", "vit-b-16")
+    shown = _wait_acts(page, before)
+    vit = PRESETS["vit-b-16"]
+    assert shown.startswith(f"X: 16 × {vit.n_patches + 1} × 768 = ") and f"{activation_bytes(vit, 16):,} bytes" in shown
+    assert page.is_disabled("#size-seq") and page.input_value("#size-seq") == "197"
+    before = _acts(page)
+    page.select_option("#size-preset", "bert-base")
+    assert _wait_acts(page, before).startswith("X: 16 × 512 × 768") and page.is_enabled("#size-seq")

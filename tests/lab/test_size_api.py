@@ -1,12 +1,13 @@
 """/api/size: a preset's whole layout, sent back as the page sends it, is what embedlab.sizing counts for
-the preset (ViT and BERT's segments included); an image layout; the answer's documented fields."""
+the preset (ViT and BERT's segments included); an image layout; the answer's documented fields; the
+activations X (B, T, D) beside the tables, as embedlab.sizing.activation_bytes counts them."""
 
 from __future__ import annotations
 
 import pytest
 
 from embedlab.files import json_safe
-from embedlab.sizing import PRESETS, count
+from embedlab.sizing import PRESETS, activation_bytes, count
 
 
 @pytest.mark.parametrize("dtype", ["fp32", "int8"])
@@ -47,4 +48,47 @@ def test_the_answer_is_documented_field_by_field(client):
 )
 def test_bad_layouts_are_4xx_naming_the_field(client, params, status, message):
     r = client.get("/api/size", params=params)
+    assert r.status_code == status and message in r.json()["error"], r.text
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "fp16"])
+@pytest.mark.parametrize("name", PRESETS)
+def test_a_presets_activations_are_sizings(client, name, dtype):
+    layout = client.get("/api/size/presets").json()[name]
+    seq = None if PRESETS[name].is_image else min(512, PRESETS[name].max_len or 512)
+    params = {**layout, "dtype": dtype, "batch": 4} | ({} if seq is None else {"seq": seq})
+    r = client.get("/api/size/activations", params=params)
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert got["bytes"] == activation_bytes(PRESETS[name], 4, seq, dtype)
+    assert got["param_bytes"] == count(PRESETS[name], dtype).bytes and got["values"] == 4 * got["seq"] * got["dim"]
+    assert got["seq"] == (PRESETS[name].n_patches + 1 if seq is None else seq)
+
+
+def test_bert_base_activations_by_hand(client):
+    bert = client.get("/api/size/presets").json()["bert-base"]
+    got = client.get("/api/size/activations", params={**bert, "batch": 32, "seq": 512}).json()
+    assert got == {
+        "batch": 32,
+        "seq": 512,
+        "dim": 768,
+        "dtype": "fp32",
+        "values": 12_582_912,
+        "bytes": 50_331_648,
+        "param_bytes": 95_342_592,
+    }
+
+
+@pytest.mark.parametrize(
+    "params, status, message",
+    [
+        ({"max_len": 512, "batch": 2, "seq": 513}, 400, "seq must be at most max_len 512"),
+        ({"batch": 2}, 400, "a text layout needs seq"),
+        ({"vocab_size": 0, "image_size": 224, "patch_size": 16, "batch": 2, "seq": 8}, 400, "N + 1 = 197"),
+        ({"batch": 0, "seq": 8}, 422, "batch: "),
+        ({"batch": 2, "seq": 0}, 422, "seq: "),
+    ],
+)
+def test_bad_activations_are_4xx_naming_the_value(client, params, status, message):
+    r = client.get("/api/size/activations", params=params)
     assert r.status_code == status and message in r.json()["error"], r.text

@@ -1,5 +1,6 @@
 """sims.size: a layout sent back field by field is counted as sizing counts it, for every preset;
-the page's bounds are refused naming the field."""
+the page's bounds are refused naming the field; the activations X (B, T, D) are B·T·D values, worked
+by hand for BERT-base and ViT-B/16, beside the tables' bytes."""
 
 from __future__ import annotations
 
@@ -9,7 +10,18 @@ import inspect
 import pytest
 
 from embedlab.errors import InvalidValueError
-from embedlab.sims.size import HIGHS, LIMITS, MAX_DIM, MAX_IMAGE, MAX_VOCAB, presets, table_size
+from embedlab.sims.size import (
+    HIGHS,
+    LIMITS,
+    MAX_BATCH,
+    MAX_DIM,
+    MAX_IMAGE,
+    MAX_VOCAB,
+    activations,
+    layout,
+    presets,
+    table_size,
+)
 from embedlab.sizing import BYTES_PER_PARAM, PRESETS, EmbeddingLayout, count
 
 
@@ -51,3 +63,26 @@ def test_every_bound_is_a_limit_the_page_reads():
     for name, high in HIGHS.items():
         assert LIMITS[name][1] == high, name
     assert presets() == PRESETS and presets() is not PRESETS  # a copy: the page cannot change sizing's presets
+
+
+def test_activations_worked_by_hand():
+    bert = activations(layout(768, 30522, "learned", max_len=512, n_segments=2), batch=32, seq=512)
+    # 32·512·768 values, 4 bytes each in fp32: about half the tables' 23,835,648 · 4 bytes
+    assert (bert.values, bert.bytes, bert.param_bytes) == (12_582_912, 50_331_648, 95_342_592)
+    vit = activations(layout(768, positions="learned", image_size=224, patch_size=16), batch=8, dtype="fp16")
+    assert (vit.seq, vit.values, vit.bytes) == (197, 8 * 197 * 768, 8 * 197 * 768 * 2)  # T = N + 1 = 196 + CLS
+
+
+@pytest.mark.parametrize(
+    "made, batch, seq, message",
+    [
+        (layout(64, 100, "learned", max_len=128), 2, 129, "seq must be at most max_len 128"),
+        (layout(64, 100), 2, None, "a text layout needs seq"),
+        (layout(64, patch_size=16, image_size=32), 2, 5, r"an image layout's T is fixed, N \+ 1 = 5"),
+        (layout(64, 100), MAX_BATCH + 1, 8, f"batch must be between 1 and {MAX_BATCH}; got {MAX_BATCH + 1}"),
+        (layout(64, 100), 0, 8, "batch must be between 1 and .*; got 0"),
+    ],
+)
+def test_bad_activations_name_the_value(made, batch, seq, message):
+    with pytest.raises(InvalidValueError, match=message):
+        activations(made, batch, seq)

@@ -1,30 +1,35 @@
 """Table size (simulation 2): parameters and memory of an embedding part from embedlab.sizing,
-for a model preset's layout or one the page sets; and a block of a served table for a heat map
-(embedlab.sims.size, embedlab.sims.lookup)."""
+for a model preset's layout or one the page sets; the activations X (B, T, D) it hands on, beside;
+and a block of a served table for a heat map (embedlab.sims.size, embedlab.sims.lookup)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
 from embedlab.lab.deps import MAX_TOKEN, TableDep
 from embedlab.lab.schemas import answer_model
 from embedlab.sims.lookup import TableSlice, neighbourhood_slice, table_slice
 from embedlab.sims.size import (
     LIMITS,
+    MAX_BATCH,
     MAX_CHANNELS,
     MAX_DIM,
     MAX_IMAGE,
     MAX_LEN,
     MAX_SEGMENTS,
+    MAX_SEQ,
     MAX_SLICE_DIMS,
     MAX_SLICE_ROWS,
     MAX_VOCAB,
+    Activations,
     EmbeddingLayout,
     SizeReport,
+    activations,
+    count,
+    layout,
     presets,
-    table_size,
 )
 
 router = APIRouter(prefix="/api/size", tags=["size"])
@@ -40,11 +45,9 @@ def model_presets() -> dict[str, EmbeddingLayout]:
     return presets()
 
 
-@router.get("", response_model=answer_model(SizeReport))
-def size(
+def _layout(
     vocab_size: Annotated[int, Query(ge=0, le=MAX_VOCAB, description="V; 0 for an image layout")] = 30522,
     dim: Annotated[int, Query(ge=1, le=MAX_DIM, description="D")] = 768,
-    dtype: Annotated[str, Query(pattern=_choice("dtypes"))] = "fp32",
     tied: bool = True,
     positions: Annotated[str, Query(pattern=_choice("positions"))] = "learned",
     max_len: Annotated[int, Query(ge=0, le=MAX_LEN, description="rows of learned text positions")] = 512,
@@ -52,10 +55,31 @@ def size(
     image_size: Annotated[int, Query(ge=0, le=MAX_IMAGE, description="H = W; 0 for text")] = 0,
     patch_size: Annotated[int, Query(ge=0, le=MAX_IMAGE, description="P; > 0 makes an image layout")] = 0,
     in_channels: Annotated[int, Query(ge=1, le=MAX_CHANNELS, description="C of an image")] = 3,
-) -> SizeReport:
-    """Parameters per table, total, bytes and MiB of one layout (text, or image with patch_size > 0)
-    in `dtype`."""
-    return table_size(dim, vocab_size, positions, max_len, n_segments, tied, image_size, patch_size, in_channels, dtype)
+) -> EmbeddingLayout:
+    """The layout the query describes (text, or image with patch_size > 0), checked by sims.size.layout."""
+    return layout(dim, vocab_size, positions, max_len, n_segments, tied, image_size, patch_size, in_channels)
+
+
+LayoutDep = Annotated[EmbeddingLayout, Depends(_layout)]
+DtypeQuery = Annotated[str, Query(pattern=_choice("dtypes"))]
+
+
+@router.get("", response_model=answer_model(SizeReport))
+def size(made: LayoutDep, dtype: DtypeQuery = "fp32") -> SizeReport:
+    """Parameters per table, total, bytes and MiB of one layout in `dtype`."""
+    return count(made, dtype)
+
+
+@router.get("/activations", response_model=answer_model(Activations))
+def output_size(
+    made: LayoutDep,
+    batch: Annotated[int, Query(ge=1, le=MAX_BATCH, description="B")] = 32,
+    seq: Annotated[int | None, Query(ge=1, le=MAX_SEQ, description="T of a text layout; none for an image")] = None,
+    dtype: DtypeQuery = "fp32",
+) -> Activations:
+    """Bytes of the output X (B, T, D) of one layout in `dtype`, beside its tables' bytes; an image's T
+    is N + 1."""
+    return activations(made, batch, seq, dtype)
 
 
 @router.get("/slice", response_model=answer_model(TableSlice))

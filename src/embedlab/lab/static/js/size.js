@@ -1,5 +1,6 @@
 // Table size: a text or image layout and a dtype -> parameters and memory from embedlab.sizing; a preset
-// fills the controls with its whole layout as the API gives it. Below, a heat map of a block of a served
+// fills the controls with its whole layout as the API gives it. Beside the tables' bytes, the activations:
+// the output X (B, T, D) of one forward pass (an image's T is N + 1, fixed). Below, a heat map of a block of a served
 // table, each cell one parameter.
 import { checkbox, el, field, memory, num, number, select, table } from "./dom.js";
 import { config, get, latest } from "./http.js";
@@ -13,18 +14,21 @@ export async function render(root) {
   const [presets, { tables }, { limits }] = await Promise.all([get("/api/size/presets"), get("/api/tables"), config()]);
   const page = build(root, presets, tables, limits.size);
   const sizeView = latest(() => loadSize(page), (r) => drawSize(page, r), page.out);
+  const actsView = latest(() => loadActs(page), (r) => drawActs(page, r), page.acts);
   const blockView = latest(() => loadBlock(page), (r) => drawBlock(page, r), page.status);
-  page.preset.addEventListener("change", () => { usePreset(page, presets[page.preset.value]); sizeView(); });
-  page.kind.addEventListener("change", () => { page.preset.value = ""; showKind(page); sizeView(); });
+  const both = () => Promise.all([sizeView(), actsView()]);
+  page.preset.addEventListener("change", () => { usePreset(page, presets[page.preset.value]); both(); });
+  page.kind.addEventListener("change", () => { page.preset.value = ""; showKind(page); both(); });
   for (const input of Object.values(page.layout)) {
-    input.addEventListener("input", () => { page.preset.value = ""; sizeView(); }); // no longer the preset's
+    input.addEventListener("input", () => { page.preset.value = ""; both(); }); // no longer the preset's
   }
-  page.dtype.addEventListener("input", sizeView);
+  page.dtype.addEventListener("input", both);
+  for (const input of [page.batch, page.seq]) input.addEventListener("input", actsView);
   for (const input of [page.source, page.start, page.rows, page.dims]) input.addEventListener("input", blockView);
   page.token.addEventListener("change", blockView);
   page.preset.value = Object.keys(presets)[0]; // the page opens on a real model's layout
   usePreset(page, presets[page.preset.value]);
-  await Promise.all([sizeView(), blockView()]);
+  await Promise.all([both(), blockView()]);
 }
 
 function build(root, presets, tables, limits) {
@@ -44,6 +48,9 @@ function build(root, presets, tables, limits) {
       in_channels: number("size-channels", limits.in_channels, 3),
     },
     out: el("div", { id: "size-result" }),
+    batch: number("size-batch", limits.batch, 32),
+    seq: number("size-seq", limits.seq, 512),
+    acts: el("div", { id: "size-activations" }),
     source: select("size-table", tables),
     start: el("input", { id: "size-start", type: "number", min: 0, value: 0 }),
     rows: number("size-rows", limits.rows, 32),
@@ -70,6 +77,12 @@ function build(root, presets, tables, limits) {
       field("d (width)", f.dim), field("positions", f.positions), field("dtype", page.dtype)),
     page.groups.text, page.groups.image,
     page.out,
+    el("h3", {}, "Activations: what the tables hand on"),
+    el("p", {}, "One forward pass turns B sequences of T tokens into X, B × T × d numbers in the same type: " +
+      "values, not parameters. They grow with the batch and the length; the tables do not. An image's T is " +
+      "its N patches plus the CLS token, fixed by the layout."),
+    el("div", { class: "controls" }, field("B (batch)", page.batch), field("T (tokens)", page.seq)),
+    page.acts,
     el("h3", {}, "A block of a real table"),
     el("p", {}, "Each cell is one parameter of a served table: a row is one key's vector, a column one " +
       "dimension. Give a token to see its row above its nearest rows by cosine; related keys tend to share " +
@@ -92,17 +105,40 @@ function usePreset(page, layout) {
     else if (!(name in ABSENT[page.kind.value]) && name in page.layout) page.layout[name].value = value;
   }
   showKind(page);
+  // learned positions have no rows past max_len: a T beyond them would be refused
+  const learnedText = !layout.patch_size && layout.positions === "learned";
+  if (learnedText && Number(page.seq.value) > layout.max_len) page.seq.value = layout.max_len;
 }
 
 function showKind(page) {
   for (const [kind, group] of Object.entries(page.groups)) group.hidden = kind !== page.kind.value;
+  // an image's T is N + 1: drawActs shows it in the disabled box, and the text's T comes back after
+  const image = page.kind.value === "image";
+  if (image && !("text" in page.seq.dataset)) page.seq.dataset.text = page.seq.value;
+  if (!image && "text" in page.seq.dataset) { page.seq.value = page.seq.dataset.text; delete page.seq.dataset.text; }
+  page.seq.disabled = image;
 }
 
 // Every layout field goes: the controls' values, with the fields the kind lacks as 0.
-function loadSize(page) {
+function layoutParams(page) {
   const values = Object.fromEntries(Object.entries(page.layout).map(([name, input]) =>
     [name, input.type === "checkbox" ? input.checked : input.value]));
-  return get("/api/size", { ...values, ...ABSENT[page.kind.value], dtype: page.dtype.value });
+  return { ...values, ...ABSENT[page.kind.value], dtype: page.dtype.value };
+}
+
+const loadSize = (page) => get("/api/size", layoutParams(page));
+
+// The layout, B, and T for text (an image's T is the layout's own).
+function loadActs(page) {
+  const seq = page.kind.value === "text" ? { seq: page.seq.value } : {};
+  return get("/api/size/activations", { ...layoutParams(page), batch: page.batch.value, ...seq });
+}
+
+function drawActs(page, r) {
+  if (page.kind.value === "image") page.seq.value = r.seq; // N + 1, shown in its (disabled) box
+  const ratio = r.param_bytes ? ` = ${num(r.bytes / r.param_bytes, 2)}× the tables' ${memory(r.param_bytes)}` : "";
+  page.acts.replaceChildren(el("p", { id: "size-acts-total" }, `X: ${num(r.batch)} × ${num(r.seq)} × ` +
+    `${num(r.dim)} = ${num(r.values)} values = ${num(r.bytes)} bytes = ${memory(r.bytes)} in ${r.dtype}${ratio}`));
 }
 
 function drawSize(page, r) {
