@@ -5,8 +5,17 @@ import numpy as np
 import pytest
 
 from embedlab.errors import InvalidValueError
-from embedlab.graphs import WalkConfig, community_recovery, embed_graph, load_graph, spectral_embedding, train_config
+from embedlab.graphs import (
+    WalkConfig,
+    community_recovery,
+    embed_graph,
+    load_graph,
+    spectral_embedding,
+    train_config,
+    train_walks,
+)
 from embedlab.graphs.evaluate import node_rows
+from embedlab.graphs.walks import random_walks
 from embedlab.vectors import Vectors
 
 DIM = 16
@@ -52,3 +61,17 @@ def test_karate_clubs_are_recovered_beyond_the_spectral_baseline(seed, p, q):
 def test_node_vectors_train_with_sgns_on_the_cpu_only():
     with pytest.raises(InvalidValueError, match="sgns on the cpu"):
         embed_graph(load_graph("florentine"), WalkConfig(), train_config(method="cbow"))
+
+
+def test_watching_the_passes_changes_nothing_and_sees_each_one():
+    graph = load_graph("karate")
+    walks = random_walks(graph, WalkConfig(walks_per_node=2, seed=5), threads=1)
+    config = train_config(dim=DIM, epochs=3, seed=5, threads=1)
+    seen: list[tuple[int, Vectors]] = []
+    watched = train_walks(walks, graph.keys, config, on_pass=lambda passes, table: seen.append((passes, table)))
+    assert np.array_equal(watched.vectors, train_walks(walks, graph.keys, config).vectors)  # the hook only looks
+    assert [passes for passes, _ in seen] == [0, 1, 2, 3]
+    assert np.array_equal(seen[-1][1].vectors, watched.vectors) and seen[-1][1].vectors is not watched.vectors
+    assert np.all(np.abs(seen[0][1].vectors) <= 1 / DIM)  # pass 0: the seeded init, uniform in [-1/D, 1/D)
+    tables = [table.vectors for _, table in seen]
+    assert all(not np.array_equal(a, b) for a, b in zip(tables, tables[1:], strict=False))  # copies, each one new

@@ -6,7 +6,7 @@ from __future__ import annotations
 from embedlab.lab.pages import PAGES
 
 SIMULATIONS = ["lookup", "size", "recipe", "patches", "tying", "scale", "training", "subwords", "geometry",
-               "gradients", "attention", "context", "arena", "projector", "advise"]  # fmt: skip
+               "gradients", "attention", "context", "arena", "projector", "advise", "nodes"]  # fmt: skip
 
 
 def test_the_nav_lists_every_simulation(open_sim):

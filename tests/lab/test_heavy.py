@@ -14,7 +14,8 @@ from embedlab.lab.routes import ROUTERS
 # what costs milliseconds of CPU alone (bench/lab_load.py --clients 1): encoder layers, optimizer
 # steps, sinusoid tables, a tied head's logits, a placement, a patch projection, the patch variances of
 # a 448-pixel image at P = 4 (12,544 of them, ~4 ms), a table comparison, an unseen word's
-# whole-word error (its closest spellings searched among every key), a σ sweep (trained once per setting)
+# whole-word error (its closest spellings searched among every key), a σ sweep (trained once per setting),
+# karate's node table trained and scored at six points (~40 ms, once per setting)
 HEAVY_PATHS = {
     "/api/attention",
     "/api/context",
@@ -27,6 +28,7 @@ HEAVY_PATHS = {
     "/api/patches/variance",
     "/api/projector/compare",
     "/api/subwords/unseen",
+    "/api/nodes",
 }
 
 

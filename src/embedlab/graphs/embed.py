@@ -12,7 +12,7 @@ text in between (a node id such as "Mme.Magloire" is not a word the text tokeniz
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -45,10 +45,14 @@ def walk_chunks(walks: np.ndarray, row_of: np.ndarray, words: int) -> Iterator[C
         yield Chunk(row_of[block[kept]].astype(np.int32), starts)
 
 
-def train_walks(walks: np.ndarray, keys: list[str], config: RunConfig) -> Vectors:
+def train_walks(
+    walks: np.ndarray, keys: list[str], config: RunConfig, on_pass: Callable[[int, Vectors], None] | None = None
+) -> Vectors:
     """(W, L) int32 walks over len(keys) nodes -> Vectors (V, dim) of the nodes the walks visit, keyed by `keys`.
 
-    The rows are ordered most visited first with their visit counts, as a word table's are.
+    The rows are ordered most visited first with their visit counts, as a word table's are. `on_pass`,
+    when given, sees a copy of the table before training (pass 0) and after each pass over the walks
+    (1 .. epochs): the same run, watched as it learns (the lab's graph page draws these).
     """
     if config.method != "sgns" or config.device != "cpu":
         raise InvalidValueError(f"node vectors train with sgns on the cpu; got {config.method} on {config.device}")
@@ -60,9 +64,16 @@ def train_walks(walks: np.ndarray, keys: list[str], config: RunConfig) -> Vector
     row_of[order] = np.arange(len(order))
     state = TrainState.new(vocab, config)
     tables = vocab_tables(vocab, config.sample)
-    for _ in range(config.epochs):
+
+    def snapshot(passes: int) -> None:
+        if on_pass is not None:  # subtle: a copy, since training goes on writing state.w_in
+            on_pass(passes, Vectors(vocab.index_to_key, state.w_in.copy(), vocab.counts, name="nodes"))
+
+    snapshot(0)
+    for done in range(1, config.epochs + 1):
         for chunk in walk_chunks(walks, row_of, BATCH_WORDS * config.threads):
             train_chunk(state, chunk, tables, config)
+        snapshot(done)
     return Vectors(vocab.index_to_key, state.w_in, vocab.counts, name="nodes")
 
 

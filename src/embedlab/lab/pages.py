@@ -21,4 +21,5 @@ PAGES: dict[str, str] = {  # name -> the nav's title
     "arena": "Strategy arena",
     "projector": "Projector",
     "advise": "Advise",
+    "nodes": "Graph nodes",
 }

@@ -3,7 +3,7 @@
 A page is three files in a line: lab/static/js/X.js <-> lab/routes/X.py <-> sims/X.py.
 
 lookup.py      a token's row, one-hot × E, a themed PCA map, table slices for a heat map
-size.py        a layout's parameters and memory (embedlab.sizing), the model presets
+size.py        a layout's parameters and memory (embedlab.sizing), the model presets, its activations
 recipe.py      token + position + segment addends under each recipe, their sum and LayerNorm
 patches.py     a photograph cut into P×P patches; one patch's pixels and its projection
 tying.py       logits of a hidden state through tied and untied heads; parameter counts
@@ -24,4 +24,5 @@ once.py        MadeOnce: things made once per name, one lock per name (lab servi
 job.py         Job: one background job at a time in a daemon thread (the live run, the quick race)
 advise.py      lesson 001's decision chart walked (embedlab.advise): a recipe, its sizes, the evidence
 projector.py   every row of a table on one map (PCA or UMAP), colourings, a key's neighbours and their distortion
+nodes.py       karate club's node table at several passes of one run (walks + skip-gram), scored beside spectral
 """
