@@ -9,7 +9,7 @@ import torch
 
 from embedlab.data.corpora import open_corpus
 from embedlab.train.corpus import WordVocab
-from embedlab.train.kernels import draw_noise, guide_table, linear_lr, sgns_window_update
+from embedlab.train.kernels import LR_STEP, draw_noise, guide_table, linear_lr, sgns_window_update
 from embedlab.train.tables import vocab_tables
 
 STEP_ATOL = 1e-7  # float32 kernel vs float64 autograd on entries of size ~0.1
@@ -81,6 +81,18 @@ def test_noise_frequencies_follow_counts_to_the_three_quarters(wiki_vocab):
 
 
 def test_the_schedule_falls_linearly_to_its_floor_for_floats_and_arrays():
-    done = np.array([0, 250, 1000, 5000], dtype=np.float64)
-    np.testing.assert_allclose(linear_lr(0.025, 0.0001, done, 1000), [0.025, 0.025 - 0.0249 / 4, 0.0001, 0.0001])
-    assert float(linear_lr(0.025, 0.0001, 250, 1000)) == linear_lr(0.025, 0.0001, done, 1000)[1]
+    total = 4 * LR_STEP
+    done = np.array([0, LR_STEP, total, 5 * total], dtype=np.float64)
+    np.testing.assert_allclose(linear_lr(0.025, 0.0001, done, total), [0.025, 0.025 - 0.0249 / 4, 0.0001, 0.0001])
+    assert float(linear_lr(0.025, 0.0001, LR_STEP, total)) == linear_lr(0.025, 0.0001, done, total)[1]
+
+
+def test_the_rate_holds_for_each_step_of_words_as_gensims_jobs_do():
+    # gensim trains each job of 10,000 words at the rate of the job's start (word2vec.c updates
+    # its rate every 10,000 words too): the rate of word n is the straight line's at n // 10,000
+    total = 8 * LR_STEP  # 80,000 words: gensim's 8 jobs
+    done = np.arange(total, dtype=np.float64)
+    rates = linear_lr(0.025, 0.0001, done, total)
+    jobs = [0.025 - 0.0249 * k / 8 for k in range(8)]
+    np.testing.assert_allclose(rates, np.repeat(jobs, LR_STEP), rtol=1e-12)
+    assert LR_STEP == 10_000  # gensim's batch_words and word2vec.c's update interval
