@@ -217,6 +217,15 @@ _JSON_NAMES = {
 }
 
 
+def _cut_literal(rest: str) -> bool:
+    """Whether `rest`, the text from where JSON parsing failed to the end, is a literal cut short.
+
+    >>> _cut_literal("fals"), _cut_literal("nul"), _cut_literal("falsy }")
+    (True, True, False)
+    """
+    return any(word.startswith(rest) and word != rest for word in ("true", "false", "null"))
+
+
 def read_json(path: str | Path, what: str, recover: str, expect: type = dict, keys: tuple[str, ...] = ()) -> object:
     """The value of the JSON file at `path`, a file embedlab wrote: `what` names it in messages
     ("race setting"), `recover` says how to get past a damaged one ("remove the folder").
@@ -242,8 +251,10 @@ def read_json(path: str | Path, what: str, recover: str, expect: type = dict, ke
             line = data.count(b"\n", 0, err.start) + 1
             problem = f"invalid UTF-8 at byte {err.start} (line {line})"
         except json.JSONDecodeError as err:
-            # cut short: the parser wanted more at the very end, or a string ran to the end
-            cut = not err.doc[err.pos :].strip() or err.msg.startswith("Unterminated string")
+            # cut short: the parser wanted more at the very end, a string ran to the end, or the end
+            # cuts a literal ("fals": the parser stops where the word starts, not where the file does)
+            rest = err.doc[err.pos :].strip()
+            cut = not rest or err.msg.startswith("Unterminated string") or _cut_literal(rest)
             msg = err.msg.removesuffix(" at")  # "Unterminated string starting at"
             where = f"{msg[0].lower()}{msg[1:]} at line {err.lineno} column {err.colno}"
             problem = f"{'cut short' if cut else 'not valid JSON'}: {where}"

@@ -4,7 +4,6 @@ spectral baseline (embedlab.sims.nodes over embedlab.graphs)."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -28,4 +27,4 @@ def node_passes(
     """Karate's node rows before training and after 1, 2, 4, 8 and 16 passes of one run (p, q, seed,
     walks), mapped by PCA and scored by k-means against the clubs; the spectral baseline beside.
     Tens of milliseconds, so each setting is computed once per app."""
-    return lab.service(f"nodes:{p}:{q}:{seed}:{walks}", partial(karate_passes, p, q, seed, walks))
+    return lab.service(f"nodes:{p}:{q}:{seed}:{walks}", lambda: karate_passes(p, q, seed, walks))

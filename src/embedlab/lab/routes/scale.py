@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -37,5 +36,7 @@ def sweep(
 ) -> InitSweep:
     """TinyLM trained `steps` steps for each σ of the sweep: norms at init, loss curves, verdicts.
     Seconds to compute (~1.5 s per σ at 60 steps), so each setting is computed once per app."""
-    make = partial(init_sweep, optimizer=optimizer, tied=head == "tied", steps=steps)
-    return lab.service(f"init-sweep:{optimizer}:{head}:{steps}", make)
+    return lab.service(
+        f"init-sweep:{optimizer}:{head}:{steps}",
+        lambda: init_sweep(optimizer=optimizer, tied=head == "tied", steps=steps),
+    )
