@@ -4,6 +4,8 @@ shows its row, the slider scrubs back, and the themes ticked decide which words 
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from embedlab.data.themes import THEMES
@@ -46,10 +48,14 @@ def test_a_run_started_from_the_page_moves_the_map(open_sim):
     for token, xy in zip(state["tokens"], state["frames"][-1]["coordinates"], strict=True):
         assert drawn[token] == pytest.approx(xy, rel=1e-9)  # the map shows the last frame's numbers
 
-    page.mouse.click(*page.evaluate(SCREEN, "king"))
+    # a real click on the word drawn farthest from any other, so that no neighbour's marker lies on top
+    # of it (where the words land depends on the run: "battle" once covered "king")
+    screen = {token: page.evaluate(SCREEN, token) for token in state["tokens"]}
+    word = max(screen, key=lambda t: min(math.dist(screen[t], xy) for u, xy in screen.items() if u != t))
+    page.mouse.click(*screen[word])
     page.wait_for_function("() => document.querySelector('#train-row-note').innerText.includes('‖row‖')")
-    row = page.evaluate(API, f"/api/training/row?token=king&frame={n - 1}")["row"]
-    assert f"“king” in frame {n}: its 8 numbers" in page.inner_text("#train-row-note")
+    row = page.evaluate(API, f"/api/training/row?token={word}&frame={n - 1}")["row"]
+    assert f"“{word}” in frame {n}: its 8 numbers" in page.inner_text("#train-row-note")
     assert page.evaluate("() => document.querySelector('#train-row').data[0].y") == pytest.approx(row, rel=1e-6)
 
     page.eval_on_selector("#train-frame", "s => { s.value = 0; s.dispatchEvent(new Event('input')); }")
