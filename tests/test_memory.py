@@ -1,11 +1,11 @@
-"""This machine's memory against a size: MemAvailable read as /proc/meminfo says, refusals in one line."""
+"""This machine's memory against a size (embedlab.sizing.memory): MemAvailable, and refusals in one line."""
 
 from __future__ import annotations
 
 import pytest
 
 from embedlab.errors import InvalidValueError
-from embedlab.memory import available_memory, check_memory, format_bytes
+from embedlab.sizing.memory import available_memory, check_memory, format_bytes
 
 
 def _meminfo(field: str) -> int:

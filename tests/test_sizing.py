@@ -22,7 +22,6 @@ from embedlab.layers import (
     TokenEmbedding,
 )
 from embedlab.layers.head import count_parameters
-from embedlab.memory import available_memory
 from embedlab.sizing import (
     BYTES_PER_PARAM,
     PRESETS,
@@ -34,6 +33,7 @@ from embedlab.sizing import (
     gpt2_params,
     preset,
 )
+from embedlab.sizing.memory import available_memory
 from embedlab.train.config import RunConfig
 
 # Shares are float divisions of exact ints; their sum can miss 1 by a few ulps.
@@ -394,7 +394,7 @@ def test_text_total_is_the_sum_of_its_tables(vocab, dim, max_len, segments, tied
     assert math.fsum(r.shares.values()) == pytest.approx(1.0, abs=SHARE_SUM_TOL)
 
 
-# --- run configs refuse sizes beyond this machine's memory (embedlab.memory) ------------------
+# --- run configs refuse sizes beyond this machine's memory (embedlab.sizing.memory) ------------------
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,6 @@ Packages and modules, lowest first (the data flow of DESIGN.md):
     embedlab.files      atomic writes; the cache folder
     embedlab.scratch    the lessons' math in NumPy: lookup, one-hot × E, dE = Hᵀ G, SGD on rows
     embedlab.sizing     parameter and memory arithmetic, model presets (layout, presets, model)
-    embedlab.memory     this machine's memory, set against a size before it is allocated
     embedlab.data       everything built in, found by name: models, corpora, benchmarks, images, themes
     embedlab.layers     PyTorch modules, one concept each: token, position, segment, recipes, patch, head
     embedlab.models     whole models from layers: HuggingFace folders, the input pipeline, TinyLM

@@ -1,6 +1,6 @@
 """Every size option given an absurd value: one line naming the size, exit 2, before any work.
 
-Sizes that would be allocated are set against the machine's memory (embedlab.memory.check_memory):
+Sizes that would be allocated are set against the machine's memory (embedlab.sizing.memory.check_memory):
 the line names the size, what it would need and what is available. Sizes with a fixed range say
 the range. The others are not allocated at their value and are answered: `size` only counts,
 -k and --restrict-vocab are cut to the table, --dims to the row.
@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from embedlab.memory import available_memory
+from embedlab.sizing.memory import available_memory
 
 HUGE = "100000000000000"  # 10^14: as a table width, petabytes; no machine has it
 

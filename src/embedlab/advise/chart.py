@@ -28,8 +28,8 @@ from embedlab.advise import evidence as ev
 from embedlab.advise.evidence import Evidence
 from embedlab.data.races import recorded_race
 from embedlab.errors import InvalidValueError, check_choice, check_int
-from embedlab.memory import format_bytes
 from embedlab.sizing import BYTES_PER_PARAM, PRESETS, EmbeddingLayout, SizeReport, activation_bytes, count
+from embedlab.sizing.memory import format_bytes
 
 MODALITIES = ("text", "image")
 DETAILS = {"standard": 16, "speed": 32, "detail": 8}  # the chart's image answers -> patch side

@@ -98,7 +98,7 @@ def _print(answer: Advice) -> None:
     from rich.table import Table
     from rich.tree import Tree
 
-    from embedlab.memory import format_bytes
+    from embedlab.sizing.memory import format_bytes
 
     console = Console()
     r, size = answer.recipe, answer.size

@@ -25,7 +25,7 @@ import typer
 from embedlab.cli.choices import SPLITS, TIE_RULES
 from embedlab.cli.options import ForceFlag, JsonFlag, refuse_existing
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice
-from embedlab.memory import check_memory
+from embedlab.sizing.memory import check_memory
 
 if TYPE_CHECKING:
     from rich.console import Console

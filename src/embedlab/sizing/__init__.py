@@ -39,6 +39,7 @@ Modules (the CLI's help, the lab, the arena and the trainers import them without
     presets.py   real models' layouts (PRESETS, `preset`), each read off its config.json
     model.py     what a layout costs beyond its tables: activations (B·T·D), GPT-2 blocks, and
                  concatenating the input rows instead of adding them
+    memory.py    this machine's memory, set against a size before it is allocated (check_memory)
 """
 
 from embedlab.sizing.layout import (

@@ -9,7 +9,7 @@ config remembers which settings the caller named (`given`), so a resumed run can
 against the folder's and leave the rest to it. Adding a setting means a field here (with its
 default and check) and, for the command line, one option in `cli/train.py`.
 
-Sizes are set against this machine's memory before anything is allocated (`check_memory` (embedlab.memory)): the
+Sizes are set against this machine's memory before anything is allocated (`check_memory` (embedlab.sizing.memory)): the
 lm's and the n-gram buckets' when the config is made, word2vec's tables again once the corpus is
 counted.
 
@@ -33,8 +33,8 @@ from dataclasses import asdict, dataclass, field, fields
 from embedlab.errors import InvalidValueError, check_choice, check_float, check_int
 from embedlab.hashing import BUCKETS, MAX_N, MIN_N, check_ngram_range
 from embedlab.hashing.murmur import MAX_HASH_COUNT
-from embedlab.memory import check_memory
 from embedlab.sizing import EmbeddingLayout, gpt2_params
+from embedlab.sizing.memory import check_memory
 
 METHODS = ("sgns", "cbow", "lm")
 DEVICES = ("cpu", "cuda")

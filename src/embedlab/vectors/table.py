@@ -20,7 +20,7 @@ no read-only flag, so clone them before changing anything.
 A key becomes a vector in one place, `_vector_of`: SubwordVectors (subword.py) overrides it to
 answer words without a row, and every query above takes them.
 
-The module passes 400 lines, and stays one module on purpose: it is one class whose methods are
+Why this module is over 400 lines and not split: it is one class whose methods are
 gensim's KeyedVectors surface (most_similar, _cosmul, similar_by_vector, doesnt_match, similarity,
 analogy, the batch, an index) plus the torch views, and SubwordVectors overrides its internals, so
 splitting the class across files would scatter one interface. What can live apart already does:
