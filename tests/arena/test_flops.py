@@ -8,8 +8,15 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
 
-from embedlab.arena.flops import lm_forward_flops, lm_step_flops, vit_forward_flops, vit_step_flops
+from embedlab.arena.flops import (
+    cnn_forward_flops,
+    lm_forward_flops,
+    lm_step_flops,
+    vit_forward_flops,
+    vit_step_flops,
+)
 from embedlab.errors import InvalidValueError
+from embedlab.models.cnn import CNNConfig, SmallCNN
 from embedlab.models.lm import LMConfig, TinyLM
 from embedlab.models.tables import TableConfig
 from embedlab.models.vit import ViT, ViTConfig
@@ -70,6 +77,15 @@ def test_the_vit_agrees_with_torchs_counter():
     projection = forward["aten.convolution"]
     assert projection == 3 * 2 * 49 * 16 * 16
     assert sum(step.values()) == vit_step_flops(config, batch_size=3) - projection
+
+
+def test_the_cnn_agrees_with_torchs_counter():
+    # the data-scale comparison's CNN: 28 -> 14 -> 7 px, the convolutions and the classifier counted
+    config = CNNConfig(28, 1, (32, 64, 128), n_classes=10)
+    by_hand = 2 * 28 * 28 * 9 * 1 * 32 + 2 * 14 * 14 * 9 * 32 * 64 + 2 * 7 * 7 * 9 * 64 * 128 + 2 * 128 * 10
+    assert cnn_forward_flops(config) == by_hand == 14_904_832
+    forward = _counted(lambda: SmallCNN(config)(torch.randn(3, 1, 28, 28)))
+    assert sum(forward.values()) == 3 * by_hand
 
 
 def test_a_window_longer_than_the_context_is_refused():

@@ -25,6 +25,8 @@ The count, written once here for TinyLM (models/lm.py) and the arena's ViT (mode
       the count is an upper bound, the same for every step and seed;
     - the ViT's patch projection is a matmul of each patch's C·P·P pixels by D, 2·N·C·P²·D; its
       classifier reads the CLS row only, 2·D·classes;
+    - the small CNN's (models/cnn.py) 3×3 convolution from c to c' channels at side s is a matmul
+      per pixel, 2·s²·9·c·c'; its classifier 2·c_last·classes; the pools and the average are left out;
     - left out: biases, LayerNorm, softmax, GELU, residual adds, the position add and the loss:
       O(T·D) or O(T²) element-wise work, a few per cent of the total at these widths;
     - training = 3 × forward, the usual convention (Kaplan et al. 2020): the backward pass does
@@ -41,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from embedlab.errors import InvalidValueError, check_choice, check_float, check_int
+from embedlab.models.cnn import KERNEL, CNNConfig
 from embedlab.models.lm import LMConfig
 from embedlab.models.vit import ViTConfig
 from embedlab.sizing import adaptive_bands
@@ -114,6 +117,20 @@ def vit_forward_flops(config: ViTConfig) -> int:
     projection = 2 * patches * config.in_channels * config.patch_size**2 * config.dim
     classifier = 2 * config.dim * config.n_classes
     return projection + config.n_layers * block_flops(config.n_tokens, config.dim) + classifier
+
+
+def cnn_forward_flops(config: CNNConfig) -> int:
+    """Forward FLOPs of the small CNN on one image: its convolutions and its classifier.
+
+    >>> cnn_forward_flops(CNNConfig(4, 1, (2, 3), n_classes=5))  # 2·16·9·1·2 + 2·4·9·2·3 + 2·3·5
+    1038
+    """
+    widths = (config.in_channels, *config.channels)
+    convs = sum(
+        2 * side**2 * KERNEL**2 * c_in * c_out
+        for side, c_in, c_out in zip(config.sides, widths, widths[1:], strict=False)
+    )
+    return convs + 2 * config.channels[-1] * config.n_classes
 
 
 def vit_step_flops(config: ViTConfig, batch_size: int) -> int:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -125,15 +125,10 @@ def run_image(
     report(0.0, None)
     # The untrained point: with the classifier at zero every image gets class 0, so about 0.1.
     curve = [[0, accuracy(model, normalise, curve_x, curve_y)]]
-    elapsed, steps, batches = 0.0, 0, iter(())
+    elapsed, steps, batches = 0.0, 0, shuffled_batches(n_train, order)
     model.train()
     while (done := spent(steps, elapsed)) < 1:
-        idx = next(batches, None)
-        # An epoch's short last batch is dropped (its images would weigh more); then a new
-        # permutation, drawn from the seeded generator.
-        if idx is None or len(idx) < BATCH_SIZE:
-            batches = iter(torch.randperm(n_train, generator=order).split(BATCH_SIZE))
-            continue
+        idx = next(batches)
         start = time.perf_counter()
         for group in optimizer.param_groups:
             group["lr"] = PEAK_LR * lr_factor(done)
@@ -178,6 +173,15 @@ def run_image(
     )
 
 
+def shuffled_batches(n_train: int, order: torch.Generator) -> Iterator[torch.Tensor]:
+    """Endless (BATCH_SIZE,) index batches into `n_train` images: each epoch a new permutation drawn
+    from `order`, cut into batches; an epoch's short last batch is dropped (its images would weigh more)."""
+    while True:
+        for idx in torch.randperm(n_train, generator=order).split(BATCH_SIZE):
+            if len(idx) == BATCH_SIZE:
+                yield idx
+
+
 def lr_factor(fraction: float) -> float:
     """The learning rate's share of PEAK_LR at `fraction` (0..1) of the budget spent: a linear
     warm-up over the first WARMUP, then a cosine down to LM_FLOOR (the text strategies' floor).
@@ -192,8 +196,8 @@ def lr_factor(fraction: float) -> float:
 
 
 @torch.no_grad()
-def accuracy(model: ViT, normalise: Callable, images: torch.Tensor, labels: torch.Tensor) -> float:
-    """(M, 1, 28, 28) uint8 images, (M,) labels -> the fraction classified right, in eval mode."""
+def accuracy(model: torch.nn.Module, normalise: Callable, images: torch.Tensor, labels: torch.Tensor) -> float:
+    """(M, 1, 28, 28) uint8 images, (M,) labels -> the fraction `model` classifies right, in eval mode."""
     model.eval()
     right = 0
     for start in range(0, len(labels), EVAL_BATCH):
