@@ -33,8 +33,8 @@ from embedlab.arena.vision import (
     BATCH_SIZE,
     PEAK_LR,
     WEIGHT_DECAY,
-    _tensors,
     accuracy,
+    image_tensors,
     lr_factor,
     normaliser,
     pixel_baseline,
@@ -95,7 +95,7 @@ def data_run(
     n_train = check_int("n_train", n_train, low=BATCH_SIZE, high=FILES["train"][2])
     seed, steps = check_int("seed", seed, low=0), check_int("steps", steps, low=1)
     n_test = check_int("n_test", n_test, low=1, high=FILES["test"][2])
-    train_x, train_y = _tensors("train", n_train, "cpu")
+    train_x, train_y = image_tensors("train", n_train, "cpu")
     normalise = normaliser(train_x)  # the subset's own statistics, as a user with n images would have
     with torch.random.fork_rng(devices=[]):  # seeded without touching the caller's random state
         torch.manual_seed(seed)
@@ -117,7 +117,7 @@ def data_run(
             on_step(step + 1)
     seconds = time.perf_counter() - start
 
-    test_x, test_y = _tensors("test", n_test, "cpu")
+    test_x, test_y = image_tensors("test", n_test, "cpu")
     scored = min(n_train, TRAIN_SCORED)
     return DataRun(
         model=model,

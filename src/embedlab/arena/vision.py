@@ -105,8 +105,8 @@ def run_image(
     n_test = check_int("image_test", budget.image_test, low=1, high=FILES["test"][2])
     report = on_progress or (lambda elapsed, accuracy: None)
 
-    train_x, train_y = _tensors("train", n_train, device)
-    test_x, test_y = _tensors("test", n_test, device)
+    train_x, train_y = image_tensors("train", n_train, device)
+    test_x, test_y = image_tensors("test", n_test, device)
     normalise = normaliser(train_x)  # the training images' statistics, used for the test images too
     curve_images = max(1, min(CURVE_IMAGES, n_test // 10))
 
@@ -225,8 +225,8 @@ def pixel_baseline(n_train: int, n_test: int) -> float:
     """Test accuracy of `BASELINE` trained on the first `n_train` training images, scored on the
     first `n_test` test images: the scale the ViTs are read against (the dataset's authors report
     84% for a logistic regression). Deterministic, so cached per setting."""
-    train_x, train_y = _tensors("train", n_train, "cpu")
-    test_x, test_y = _tensors("test", n_test, "cpu")
+    train_x, train_y = image_tensors("train", n_train, "cpu")
+    test_x, test_y = image_tensors("test", n_test, "cpu")
     normalise = normaliser(train_x)
     x, xt = normalise(train_x).flatten(1), normalise(test_x).flatten(1)  # (n, 784)
     weight = torch.zeros(x.shape[1], len(CLASSES), requires_grad=True)
@@ -246,7 +246,7 @@ def pixel_baseline(n_train: int, n_test: int) -> float:
         return int(((xt @ weight + bias).argmax(-1) == test_y).sum()) / n_test
 
 
-def _tensors(split: str, n: int, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+def image_tensors(split: str, n: int, device: str) -> tuple[torch.Tensor, torch.Tensor]:
     """The first n images of `split` as (n, 1, 28, 28) uint8 and (n,) int64 tensors on `device`;
     kept as bytes (a quarter of float32's memory) and normalised a batch at a time."""
     images, labels = load_fashion(split, limit=n)

@@ -8,6 +8,7 @@ lm.py          TinyLM: a GPT-2-shaped causal language model, tied or untied head
 tables.py      TinyLM's token table by kind (full, hashed, hash embeddings, quotient-remainder, adaptive)
                and the head each is read back with
 vit.py         ViT: a small Vision Transformer classifier (patches + CLS + positions, pre-norm blocks)
+cnn.py         SmallCNN: three 3×3 convolutions and an average pool, the ViT's rival for the data it needs
 """
 
 from embedlab.models.encoder import Encoder, EncoderOutput
