@@ -89,8 +89,9 @@ def draw_sweep(summary: dict, folder: Path) -> Path:
         ax.set(title=f"body width d = {width}", xlabel="training FLOPs", ylabel="held-out bits per byte")
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].legend(fontsize=8)
-    seeds = ", ".join(map(str, summary["plan"]["seeds"]))
-    fig.suptitle(f"The {summary['plan']['name']} sweep on {summary['corpus']} (seeds {seeds}): lower is better")
+    seeds = summary["plan"]["seeds"]
+    named = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))}"
+    fig.suptitle(f"The {summary['plan']['name']} sweep on {summary['corpus']} ({named}): lower is better")
     return _save(fig, folder / "sweep.png")
 
 
