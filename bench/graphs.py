@@ -137,6 +137,45 @@ def summary(runs: list[dict]) -> dict:
     return {"medians": medians, "ratios": ratios}
 
 
+def race(args: argparse.Namespace, graph, mode: str, sample: np.ndarray) -> list[dict]:
+    """Both sides on one graph file, alternating each repeat -> one record per run (times in s, memory in MB)."""
+    runs = []
+    with tempfile.TemporaryDirectory() as folder:
+        tables = Path(folder)
+        path = tables / "graph.csr.npz"  # pecanpy's CSR layout; both sides read it
+        ones = np.ones(len(graph.indices), dtype=np.float32)
+        np.savez(path, IDs=np.array(graph.keys), data=ones, indptr=graph.indptr, indices=graph.indices)
+        names = ("p", "q", "threads", "walks", "length", "dim", "window", "epochs")
+        common = {"graph": str(path), **{name: vars(args)[name] for name in names}, "mode": mode}
+        for repeat in range(args.repeats):
+            seed = repeat + 1
+            for side in SIDES if repeat % 2 == 0 else SIDES[::-1]:
+                settings = {**common, "seed": seed, "out": str(tables / f"{side}.npy")}
+                run = run_side(side, settings, args.pecanpy_python)
+                record = {
+                    "side": side,
+                    "repeat": repeat,
+                    "seed": seed,
+                    "walks": run["walks"],
+                    "train": run["train"],
+                    "total": run["walks"] + run["train"],
+                    "rss_base_mb": run["rss_base"] / 1024,
+                    "rss_peak_mb": run["rss_peak"] / 1024,
+                    "accuracy": score(run["keys"], run["table"], graph, sample, seed),
+                }
+                if "precompute" in run:
+                    record["precompute"] = run["precompute"]
+                runs.append(record)
+                prep = f" (precompute {record['precompute']:.2f})" if mode == "PreComp" and side == "pecanpy" else ""
+                print(
+                    f"  {side:9} seed {seed}: walks {record['walks']:.2f} s{prep}, training {record['train']:.2f} s, "
+                    f"k-means accuracy {record['accuracy']:.4f}, peak {record['rss_peak_mb']:,.0f} MB "
+                    f"(base {record['rss_base_mb']:,.0f})",
+                    flush=True,
+                )
+    return runs
+
+
 def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--nodes", type=int, default=10_000)
@@ -187,39 +226,7 @@ def main() -> None:
         f"k-means on {len(sample):,} of {N:,} nodes{sampled}",
         flush=True,
     )
-    runs = []
-    with tempfile.TemporaryDirectory() as folder:
-        tables = Path(folder)
-        path = tables / "graph.csr.npz"  # pecanpy's CSR layout; both sides read it
-        ones = np.ones(len(graph.indices), dtype=np.float32)
-        np.savez(path, IDs=np.array(graph.keys), data=ones, indptr=graph.indptr, indices=graph.indices)
-        names = ("p", "q", "threads", "walks", "length", "dim", "window", "epochs")
-        common = {"graph": str(path), **{name: vars(args)[name] for name in names}, "mode": mode}
-        for repeat in range(args.repeats):
-            seed = repeat + 1
-            for side in SIDES if repeat % 2 == 0 else SIDES[::-1]:
-                settings = {**common, "seed": seed, "out": str(tables / f"{side}.npy")}
-                run = run_side(side, settings, args.pecanpy_python)
-                record = {
-                    "side": side,
-                    "repeat": repeat,
-                    "seed": seed,
-                    "walks": run["walks"],
-                    "train": run["train"],
-                    "total": run["walks"] + run["train"],
-                    "rss_base_mb": run["rss_base"] / 1024,
-                    "rss_peak_mb": run["rss_peak"] / 1024,
-                    "accuracy": score(run["keys"], run["table"], graph, sample, seed),
-                }
-                if "precompute" in run:
-                    record["precompute"] = run["precompute"]
-                runs.append(record)
-                print(
-                    f"  {side:9} seed {seed}: walks {record['walks']:.2f} s, training {record['train']:.2f} s, "
-                    f"k-means accuracy {record['accuracy']:.4f}, peak {record['rss_peak_mb']:,.0f} MB "
-                    f"(base {record['rss_base_mb']:,.0f})",
-                    flush=True,
-                )
+    runs = race(args, graph, mode, sample)
     result = summary(runs)
     print(f"{'':10}{'walks s':>10}{'training s':>12}{'total s':>10}{'accuracy':>10}{'peak MB':>10}")
     for side, m in result["medians"].items():
