@@ -45,6 +45,20 @@ def walk_chunks(walks: np.ndarray, row_of: np.ndarray, words: int) -> Iterator[C
         yield Chunk(row_of[block[kept]].astype(np.int32), starts)
 
 
+def visit_counts(walks: np.ndarray, nodes: int, rows: int = 1 << 16) -> np.ndarray:
+    """(W, L) int32 walks (-1 padded) -> (N,) int64 visits of each node, counted `rows` walks at a time
+    (one bincount of all 800M steps of 1M nodes × 10 × 80 would copy them to int64: 6.4 GB beside 3.2).
+
+    >>> visit_counts(np.array([[0, 2, 0], [1, -1, -1]], dtype=np.int32), 4).tolist()
+    [2, 1, 1, 0]
+    """
+    counts = np.zeros(nodes, dtype=np.int64)
+    for first in range(0, len(walks), rows):
+        block = walks[first : first + rows]
+        counts += np.bincount(block[block >= 0], minlength=nodes)
+    return counts
+
+
 def train_walks(
     walks: np.ndarray, keys: list[str], config: RunConfig, on_pass: Callable[[int, Vectors], None] | None = None
 ) -> Vectors:
@@ -56,7 +70,7 @@ def train_walks(
     """
     if config.method != "sgns" or config.device != "cpu":
         raise InvalidValueError(f"node vectors train with sgns on the cpu; got {config.method} on {config.device}")
-    counts = np.bincount(walks[walks >= 0].ravel(), minlength=len(keys))  # (N,)
+    counts = visit_counts(walks, len(keys))  # (N,)
     order = np.argsort(-counts, kind="stable")
     order = order[counts[order] > 0]  # rows: visited nodes, most visited first
     vocab = WordVocab([keys[v] for v in order], counts[order])

@@ -81,11 +81,14 @@ def from_edges(name: str, keys: list[str], edges: np.ndarray, labels=None, label
         bad = edges[(edges < 0) | (edges >= N)][0]
         raise InvalidValueError(f"edge endpoint {bad} is outside the {N} nodes (0..{N - 1})")
     edges = edges[edges[:, 0] != edges[:, 1]]
-    both = np.unique(np.concatenate([edges, edges[:, ::-1]]), axis=0)  # (2E, 2) sorted by source, then target
+    # each edge both ways as one int64 source·N + target, sorted (by source, then target) and deduplicated:
+    # 1.5 s on 12M pairs where np.unique takes 16 s (its hash pass) and np.unique(axis=0) 9 s
+    both = np.sort(np.concatenate([edges[:, 0] * N + edges[:, 1], edges[:, 1] * N + edges[:, 0]]))
+    both = both[np.concatenate([[True], both[1:] != both[:-1]])]  # (2E,)
     indptr = np.zeros(N + 1, dtype=np.int64)
-    np.cumsum(np.bincount(both[:, 0], minlength=N), out=indptr[1:])
+    np.cumsum(np.bincount(both // N, minlength=N), out=indptr[1:])
     labels = None if labels is None else np.asarray(labels, dtype=np.int64)
-    return Graph(name, list(keys), indptr, both[:, 1].astype(np.int32), labels, tuple(label_names))
+    return Graph(name, list(keys), indptr, (both % N).astype(np.int32), labels, tuple(label_names))
 
 
 def from_networkx(graph, name: str = "graph", community: str | None = None) -> Graph:
@@ -110,20 +113,83 @@ def load_graph(name: str) -> Graph:
     return from_networkx(getattr(nx, generator)(), name, community)
 
 
-def planted_partition(groups: int, size: int, p_in: float, p_out: float, seed: int = 1) -> Graph:
-    """networkx's planted_partition_graph: `groups` blocks of `size` nodes, an edge inside a block with
-    probability p_in, across blocks with p_out. Node v is in block v // size (its label)."""
-    import networkx as nx
+PLANTED_SAMPLERS = ("networkx", "geometric")  # the same distribution; "geometric" in O(N + E) numpy, for 100K+ nodes
 
+
+def planted_partition(
+    groups: int, size: int, p_in: float, p_out: float, seed: int = 1, sampler: str = "networkx"
+) -> Graph:
+    """`groups` blocks of `size` nodes, an edge inside a block with probability p_in, across blocks with
+    p_out, every pair independently. Node v is in block v // size (its label).
+
+    sampler "networkx": networkx's planted_partition_graph, which draws a random number for every pair
+    inside a block (O(groups · size²): 0.5 s at 10K nodes, 34 s at 100K, about an hour at 1M).
+    "geometric": `_bernoulli_positions` for each block pair, the same distribution (not the same draws
+    for a seed) in O(N + E): seconds at 1M nodes.
+    """
     check_int("groups", groups, low=1)
     check_int("size", size, low=1)
     check_float("p_in", p_in, low=0.0, high=1.0)
     check_float("p_out", p_out, low=0.0, high=1.0)
     check_int("seed", seed, low=0)
-    g = nx.planted_partition_graph(groups, size, p_in, p_out, seed=seed)
-    edges = np.array(g.edges, dtype=np.int64).reshape(-1, 2)
+    check_choice("sampler", sampler, PLANTED_SAMPLERS)
+    if sampler == "networkx":
+        import networkx as nx
+
+        edges = np.array(nx.planted_partition_graph(groups, size, p_in, p_out, seed=seed).edges, dtype=np.int64)
+    else:
+        edges = _planted_edges(groups, size, p_in, p_out, np.random.default_rng(seed))
     name = f"planted-{groups}x{size}"
     labels = np.arange(groups * size) // size
     return from_edges(
         name, [str(v) for v in range(groups * size)], edges, labels, tuple(f"block {b}" for b in range(groups))
     )
+
+
+def _bernoulli_positions(count: int, p: float, rng: np.random.Generator) -> np.ndarray:
+    """Each of the positions 0..count-1 kept with probability p, independently -> (K,) int64 sorted.
+
+    The gaps between kept positions are geometric, so they are drawn directly (networkx's sparse
+    method for pairs across blocks, vectorised): O(K) draws instead of `count`.
+    """
+    if p == 0.0 or count == 0:
+        return np.empty(0, dtype=np.int64)
+    parts, last = [], -1
+    while last < count - 1:
+        expected = (count - 1 - last) * p
+        gaps = rng.geometric(p, size=int(expected + 6 * expected**0.5 + 16))  # >= 1 trials to the next kept
+        positions = last + np.cumsum(gaps)
+        parts.append(positions[positions < count])
+        last = int(positions[-1])
+    return np.concatenate(parts)
+
+
+def _pairs_inside(k: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(K,) indices into the size·(size-1)/2 pairs i < j, in order (0,1), (0,2), .., (1,2), .. -> (i, j).
+
+    >>> [a.tolist() for a in _pairs_inside(np.arange(6), 4)]
+    [[0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3]]
+    """
+    n = 2 * size - 1
+
+    def start(i):  # index of the pair (i, i+1)
+        return i * (n - i) // 2
+
+    i = np.floor((n - np.sqrt(np.maximum(n * n - 8.0 * k, 0.0))) / 2).astype(np.int64)
+    i = np.clip(i, 0, size - 2)
+    for _ in range(2):  # subtle: exact in float64 up to ~10^7 nodes a block; past that rounding may put i a row off
+        i -= start(i) > k
+        i += start(i + 1) <= k
+    return i, k - start(i) + i + 1
+
+
+def _planted_edges(groups: int, size: int, p_in: float, p_out: float, rng: np.random.Generator) -> np.ndarray:
+    """(E, 2) int64 edges of a planted partition, block pair by block pair."""
+    parts = []
+    for a in range(groups):
+        i, j = _pairs_inside(_bernoulli_positions(size * (size - 1) // 2, p_in, rng), size)
+        parts.append(np.stack([a * size + i, a * size + j], axis=1))
+        for b in range(a + 1, groups):  # every pair across blocks a < b: size · size of them
+            k = _bernoulli_positions(size * size, p_out, rng)
+            parts.append(np.stack([a * size + k // size, b * size + k % size], axis=1))
+    return np.concatenate(parts).reshape(-1, 2)
