@@ -2,7 +2,7 @@
 
     python bench/graphs.py --nodes 10000 --repeats 3                              # DeepWalk: FirstOrderUnweighted
     python bench/graphs.py --nodes 10000 --p 1 --q 0.5 --repeats 3                # node2vec: PreComp
-    python bench/graphs.py --nodes 1000000 --walks 1 --length 40 --repeats 1 --json graphs-1m.json
+    python bench/graphs.py --nodes 1000000 --walks 2 --length 40 --repeats 1 --json graphs-1m.json
 
 pecanpy pins numpy < 2 (through nptyping) and this project runs numpy 2, so it lives in a venv of its
 own (make one: python -m venv /tmp/pecanpy-venv && /tmp/pecanpy-venv/bin/pip install pecanpy) and runs
