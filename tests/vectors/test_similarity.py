@@ -9,6 +9,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from embedlab.errors import InvalidValueError
 from embedlab.vectors import similarity as sim
 
 EXACT = 1e-6  # float32 products of unit rows, summed in another order
@@ -109,3 +110,17 @@ def test_scaling_b_scales_the_dot_and_keeps_the_cosine_up_to_its_sign(data, d, c
     # the same through score_matrix, the float32 path every search takes
     for metric, expected, tol in [("dot", c * dot, SCALED_F32 * size), ("cosine", sign * cosine, SCALED_F32)]:
         assert abs(sim.score_matrix(a[None], (c * b)[None], metric)[0, 0] - expected) <= tol
+
+
+@pytest.mark.parametrize("metric", ["cosine", "dot", "euclidean"])
+def test_search_rows_is_the_brute_force_top_k(metric):
+    rng = np.random.default_rng(0)
+    rows, queries = rng.standard_normal((50, 8)).astype(np.float32), rng.standard_normal((4, 8)).astype(np.float32)
+    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    values, indices = sim.search_rows(queries, rows, 5, metric, unit=unit)
+    for q, got in zip(queries, indices, strict=True):
+        scores = [float(sim.pair_score(q, r, metric)) for r in rows]
+        best = np.argsort(scores)[:5] if metric == "euclidean" else np.argsort(scores)[::-1][:5]
+        assert got.tolist() == best.tolist()
+    with pytest.raises(InvalidValueError, match="unit vectors"):
+        sim.search_rows(queries, rows, 5, "cosine")

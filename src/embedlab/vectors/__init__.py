@@ -1,10 +1,11 @@
 """Vector tables: geometry, neighbours, analogies, benchmarks and file formats.
 
 table.py       Vectors: key <-> row, read-only rows handed out, cached unit rows, neighbours, analogies
+tensors.py     the torch side of a table: its rows (and unit rows) as tensors on a device, to(device)
 query.py       queries as written: "king - man + woman", gensim's positive/negative lists, the query vector
 neighbors.py   Neighbors: the ranked answer of a query, saying how it was got
 subword.py     SubwordVectors: fastText's word and n-gram bucket rows, a vector for any word; load()
-similarity.py  pure functions: cosine / dot / euclidean scores, exact top-k, 3CosMul
+similarity.py  pure functions: cosine / dot / euclidean scores, exact top-k and search, 3CosMul, read-only views
 index.py       optional FAISS index behind the same queries
 io/            files: word2vec text/binary, safetensors, .npy, projector TSV, HuggingFace, benchmark files
 evaluate.py    word-pair and analogy benchmarks -> result dataclasses

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from embedlab.errors import check_choice, is_tensor
+from embedlab.errors import InvalidValueError, check_choice, is_tensor
 
 METRICS = ("cosine", "dot", "euclidean")
 
@@ -53,6 +53,12 @@ def as_array(x: object, dtype: type = np.float32) -> np.ndarray:
             x = x.float()
         x = x.numpy()
     return np.asarray(x, dtype=dtype)
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """The same array, flagged read-only (what gensim does to the rows it hands out)."""
+    array.flags.writeable = False
+    return array
 
 
 def higher_is_better(metric: str) -> bool:
@@ -223,3 +229,31 @@ def search(
     if not values:
         return np.empty((0, min(k, n_rows)), dtype=np.float32), np.empty((0, min(k, n_rows)), dtype=np.int64)
     return np.concatenate(values), np.concatenate(indices)
+
+
+def search_rows(
+    queries: np.ndarray,
+    rows: np.ndarray,
+    k: int,
+    metric: str,
+    *,
+    unit: np.ndarray | None = None,
+    squared_norms: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact top-k of (B, d) `queries` among (n, d) `rows` by `metric`: values (B, k), indices (B, k).
+
+    Cosine scores against `unit`, the rows' unit vectors (required: the caller caches them), with the
+    queries normalised once here, not per chunk, so one product is the score; euclidean takes the
+    rows' cached `squared_norms` when given.
+    """
+    if metric == "cosine":
+        if unit is None:
+            raise InvalidValueError("a cosine search needs the rows' unit vectors (unit=)")
+        queries = unit_rows(queries)
+
+    def scorer(c: slice) -> np.ndarray:  # (chunk, n)
+        if metric == "cosine":
+            return products(queries[c], unit)
+        return score_matrix(queries[c], rows, metric, squared_norms=squared_norms)
+
+    return search(queries, k, scorer, n_rows=rows.shape[0], largest=higher_is_better(metric))

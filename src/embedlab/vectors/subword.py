@@ -50,7 +50,8 @@ from embedlab.vectors import io
 from embedlab.vectors import similarity as sim
 from embedlab.vectors.io.fasttext import FastTextModel, read_fasttext, write_fasttext
 from embedlab.vectors.io.floret import write_floret_text
-from embedlab.vectors.table import Vectors, read_only
+from embedlab.vectors.similarity import read_only
+from embedlab.vectors.table import Vectors
 
 if TYPE_CHECKING:
     import torch

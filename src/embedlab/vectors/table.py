@@ -19,18 +19,12 @@ no read-only flag, so clone them before changing anything.
 
 A key becomes a vector in one place, `_vector_of`: SubwordVectors (subword.py) overrides it to
 answer words without a row, and every query above takes them.
-
-Why this module is over 400 lines and not split: it is one class whose methods are
-gensim's KeyedVectors surface (most_similar, _cosmul, similar_by_vector, doesnt_match, similarity,
-analogy, the batch, an index) plus the torch views, and SubwordVectors overrides its internals, so
-splitting the class across files would scatter one interface. What can live apart already does:
-the parsing of a query is query.py's, the scoring and top-k similarity.py's, the answer
-neighbors.py's, the FAISS index index.py's.
+The rows as torch tensors (`table`, `unit`, `to`) are tensors.py's; the parsing of a query is
+query.py's, the scoring and top-k similarity.py's, the answer neighbors.py's, the FAISS index index.py's.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -52,6 +46,8 @@ from embedlab.vectors import similarity as sim
 from embedlab.vectors.io import first_duplicate
 from embedlab.vectors.neighbors import Neighbors, best_rows
 from embedlab.vectors.query import Term, as_keys, describe_query, query_vector, resolve_terms, signed_terms
+from embedlab.vectors.similarity import read_only
+from embedlab.vectors.tensors import TensorViews
 
 if TYPE_CHECKING:
     import torch
@@ -59,7 +55,7 @@ if TYPE_CHECKING:
 ANALOGY_METHODS = ("3cosadd", "3cosmul")
 
 
-class Vectors:
+class Vectors(TensorViews):
     """Rows of `vectors` (V, d) float32 keyed by `keys` (V unique strings); `counts` (V,) corpus
     frequencies when known (None for tables such as a model's token embedding).
 
@@ -194,26 +190,9 @@ class Vectors:
         return read_only(self._vector_of(key, unit=norm))
 
     @property
-    def table(self) -> torch.Tensor:
-        """(V, d) float32 tensor of the rows on `device`; on the CPU the same memory as the rows."""
-        return self._tensor("table", self._rows)
-
-    @property
-    def unit(self) -> torch.Tensor:
-        """(V, d) tensor of the cached unit rows on `device` (zero rows stay zero)."""
-        return self._tensor("unit", self._unit_rows())
-
-    @property
     def norms(self) -> np.ndarray:
         """(V,) Euclidean length of every row."""
         return np.linalg.norm(self._rows, axis=1)
-
-    def to(self, device: str | torch.device) -> Vectors:
-        """The same table (the rows shared) handing out `table` and `unit` as tensors on `device`,
-        e.g. "cuda", for torch code; queries still run in NumPy on the CPU rows, as gensim's do."""
-        moved = copy.copy(self)  # the same class and rows (a subword table stays one), its own caches
-        moved.device, moved._tensors, moved._indexes = str(device), {}, {}
-        return moved
 
     def normalized(self) -> Vectors:
         """A new table whose rows are the unit rows of this one (same keys and counts)."""
@@ -371,19 +350,11 @@ class Vectors:
         index = self._indexes.get(metric) if n == len(self) else None
         if index is not None:
             values, indices = index.search(queries, width)
-        else:  # with what the table caches: unit rows for cosine, squared norms for euclidean
-            if metric == "cosine":  # normalised once, here, not per chunk: then one product is the score
-                queries, unit = sim.unit_rows(queries), self._unit_rows()[:n]
-            squared = self._squares()[:n] if metric == "euclidean" else None
-
-            def scorer(c: slice) -> np.ndarray:  # (chunk, n)
-                if metric == "cosine":
-                    return sim.products(queries[c], unit)
-                return sim.score_matrix(queries[c], self._rows[:n], metric, squared_norms=squared)
-
+        else:  # exactly, with what the table caches: unit rows for cosine, squared norms for euclidean
             # no exclusion here: the `width` best hold the topn best that are not inputs (gensim's way)
-            largest = sim.higher_is_better(metric)
-            values, indices = sim.search(queries, width, scorer, n_rows=n, largest=largest)
+            unit = self._unit_rows()[:n] if metric == "cosine" else None
+            squared = self._squares()[:n] if metric == "euclidean" else None
+            values, indices = sim.search_rows(queries, self._rows[:n], width, metric, unit=unit, squared_norms=squared)
         banned = [set(e) for e in exclude] if exclude else [set()] * len(values)
         # one conversion of the whole (B, k) result: per-row .tolist() calls cost more than the top-k
         rows = zip(values.tolist(), indices.tolist(), banned, strict=True)
@@ -419,14 +390,6 @@ class Vectors:
             self._squared_norms = np.einsum("vd,vd->v", self._rows, self._rows)
         return self._squared_norms
 
-    def _tensor(self, name: str, rows: np.ndarray) -> torch.Tensor:
-        """`rows` as a torch tensor on `device`, made once (sharing memory on the CPU)."""
-        if name not in self._tensors:
-            import torch
-
-            self._tensors[name] = torch.from_numpy(rows).to(self.device)
-        return self._tensors[name]
-
     def _neighbors(self, rows, metric, query, inputs, exclude) -> Neighbors:
         keys, scores = tuple(self.index_to_key[i] for i, _ in rows), tuple(s for _, s in rows)
         return Neighbors(keys, scores, metric, query, tuple(inputs), exclude, tuple(map(self.source, inputs)))
@@ -435,9 +398,3 @@ class Vectors:
         hint = closest_names(str(key), self.index_to_key)
         hint = f"; closest: {', '.join(hint)}" if hint else ""
         return UnknownKeyError(f"unknown key {key!r}: not among the {len(self)} keys of {self.name}{hint}")
-
-
-def read_only(array: np.ndarray) -> np.ndarray:
-    """The same array, flagged read-only (what gensim does to the rows it hands out)."""
-    array.flags.writeable = False
-    return array
