@@ -8,7 +8,7 @@ The lesson's claim (ViT lacks convolution's locality and translation equivarianc
 learn them from data) predicts that a CNN leads by most when images are few and that the lead
 shrinks as they grow. The two models are the arena's small ViT (its patch-32 strategy: 4-px patches
 of the 28-px image, D = 64, the full budget's 2 layers and 4 heads) and models.cnn.SmallCNN with
-channels (32, 64, 128): 105,098 and 93,962 parameters, 10.6 and 14.9 MFLOPs a forward pass. Both get
+channels (32, 64, 128): 105,098 and 93,962 parameters, 11.2 and 14.9 MFLOPs a forward pass. Both get
 what the arena's image runs get (AdamW at 2e-3, weight decay 0.05, batches of 64, a warm-up then a
 cosine) for the same number of steps at every size, so they see the same number of images; a small
 training set is repeated for many epochs, as a user with few images would. No augmentation, no early
