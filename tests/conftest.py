@@ -102,31 +102,99 @@ def check_neighbours():
     return check
 
 
-@pytest.fixture(scope="session")
-def quick_race(tmp_path_factory):
-    """`embedlab arena --quick --json`, run once for the session as a user runs it (about 2
-    minutes): (its folder, the JSON it printed)."""
-    import json
-    import subprocess
-    import sys
-    from pathlib import Path
+def _tiny_budget(**changes):
+    """The quick race's setting on a sliver of its data and compute: runs of about a second, whose
+    figures say the machinery works, not which strategy wins (that is the races' and benchmarks' job)."""
+    import dataclasses
 
-    out = tmp_path_factory.mktemp("arena") / "quick"
-    command = [str(Path(sys.executable).parent / "embedlab"), "arena", "--quick", "--out", str(out), "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return out, json.loads(done.stdout)
+    from embedlab.arena.strategies import BUDGETS
+
+    setting = {"name": "tiny", "train_bytes": 150_000, "eval_bytes": 12_000, "text_flops": 4e10, **changes}
+    return dataclasses.replace(BUDGETS["quick"], **setting)
+
+
+@pytest.fixture(scope="session")
+def small_race(tmp_path_factory):
+    """Every strategy of the quick race raced on a tiny budget (4e10 FLOPs a text run, 6e10 an image run,
+    2,000 training images, 3 curve points; under a minute in all, most of it scoring and figures):
+    (its folder, its summary, as results.json holds it and `embedlab arena --json` prints it)."""
+    from embedlab.arena.runner import Race
+
+    budget = _tiny_budget(image_flops=6e10, image_train=2_000, image_test=500, curve_points=3)
+    folder = tmp_path_factory.mktemp("arena") / "small"
+    return folder, Race.open(folder, budget).run()
 
 
 @pytest.fixture(scope="session")
 def tiny_sweep(tmp_path_factory):
     """A budget sweep on a sliver of the quick race's data and compute (2 widths, 2 budgets, 1 seed;
     about a minute): (its folder, its plan, its summary)."""
-    import dataclasses
-
-    from embedlab.arena.strategies import BUDGETS
     from embedlab.arena.sweep import Sweep, SweepPlan
 
-    tiny = dataclasses.replace(BUDGETS["quick"], name="tiny", train_bytes=150_000, eval_bytes=12_000, text_flops=4e10)
-    folder, plan = tmp_path_factory.mktemp("sweep") / "tiny", SweepPlan("tiny", tiny, (0.5, 1.0), (32, 64), (0,))
+    folder = tmp_path_factory.mktemp("sweep") / "tiny"
+    plan = SweepPlan("tiny", _tiny_budget(), (0.5, 1.0), (32, 64), (0,))
     return folder, plan, Sweep.open(folder, plan).run()
+
+
+# ---- tolerances that follow from float32 arithmetic -----------------------------------------------
+# An oracle that computes in float32 (gensim's cosines: unit rows and dot products, summed by whichever
+# BLAS kernel the CPU picks) and our float64 computation differ by rounding alone; these bound that
+# difference from the arithmetic, so a test holds on any kernel (OPENBLAS_CORETYPE=Prescott, Haswell,
+# SkylakeX ...), not only on the one it was measured on.
+
+UNIT_ROUNDOFF_F32 = 2.0**-24
+
+
+def _float32_cosine_error(dim: int) -> float:
+    """The largest error of a cosine computed in float32 from two rows of width `dim`: each row's norm
+    (dim squares summed, a square root) and the dot product (dim products summed) each round by at
+    most about dim·u relative (u = 2⁻²⁴; Higham's γ_n bound for a sum of n terms), and |cos| ≤ 1;
+    8 more units cover the divisions and the square roots."""
+    return (2 * dim + 8) * UNIT_ROUNDOFF_F32
+
+
+def _spearman_rounding_bound(gold, scores, error: float) -> float:
+    """The most Spearman's rho of (gold, scores) can move when every score moves by at most `error`.
+
+    Rounding can only reorder scores that lie within 2·error of each other, so score i's rank moves by
+    at most m_i, the number of other scores that close. rho is the cosine of the centred rank vectors
+    a (gold) and b (scores); reordering keeps |b|, so |Δrho| ≤ Σ |a_i|·m_i / (|a|·|b|). (A tie that
+    rounding creates gives its scores their mean rank, which lies in the same range.) Scores exactly
+    equal are left out of m_i: they come from one computation done twice (a pair listed twice, the 0.0
+    of a word with no vector), which rounds the same way both times.
+    """
+    import numpy as np
+
+    from embedlab.vectors.stats import ranks
+
+    s = np.asarray(scores, dtype=np.float64)
+    order = np.sort(s)
+    close = np.searchsorted(order, s + 2 * error, side="right") - np.searchsorted(order, s - 2 * error, side="left")
+    close -= np.searchsorted(order, s, side="right") - np.searchsorted(order, s, side="left")  # exactly equal
+    a = ranks(np.asarray(gold, dtype=np.float64))
+    b = ranks(s)
+    a, b = a - a.mean(), b - b.mean()
+    return float(np.abs(a) @ close / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def _pearson_rounding_bound(scores, error: float) -> float:
+    """The most Pearson's r of (gold, scores) can move when every score moves by at most `error`: r is
+    the cosine of the centred vectors, and a change δ of the centred scores s turns s by an angle of at
+    most arcsin(|δ| / |s|), with |δ| ≤ √n·error; a cosine moves by no more than its angle."""
+    import math
+
+    import numpy as np
+
+    s = np.asarray(scores, dtype=np.float64)
+    centred = np.linalg.norm(s - s.mean())
+    return math.asin(min(1.0, math.sqrt(len(s)) * error / centred)) if centred else math.inf
+
+
+@pytest.fixture(scope="session")
+def float32_bounds():
+    """The rounding bounds above: .cosine_error(dim), .spearman(gold, scores, error), .pearson(scores, error)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        cosine_error=_float32_cosine_error, spearman=_spearman_rounding_bound, pearson=_pearson_rounding_bound
+    )

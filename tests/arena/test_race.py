@@ -1,5 +1,7 @@
-"""The quick race end to end (`embedlab arena --quick`, run once per session): its results make
-sense, its parameter counts are sizing's, and a second run resumes instead of training again."""
+"""A race end to end (every strategy of the quick race, on a tiny budget, run once per session): its
+results make sense, its parameter counts are sizing's, and a second run resumes instead of training
+again. How the strategies rank is the recorded races' business (tests/data/test_races.py), not this
+race's: its runs are a second or two each."""
 
 from __future__ import annotations
 
@@ -19,8 +21,8 @@ def _result(summary, strategy, task, metric):
     return r
 
 
-def test_the_json_contract(quick_race):
-    folder, summary = quick_race
+def test_the_json_contract(small_race):
+    folder, summary = small_race
     assert summary == json.loads((folder / RESULTS_FILE).read_text())
     assert [s["name"] for s in summary["strategies"]] == list(QUICK) and summary["tasks"] == list(TASKS)
     assert set(STRATEGIES) - set(QUICK) == {"large-v-qr"}
@@ -39,33 +41,35 @@ def test_the_json_contract(quick_race):
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in folder.glob("*.png"))
 
 
-def test_bits_per_byte_are_sane_and_fall_with_training(quick_race):
-    _, summary = quick_race
+def test_bits_per_byte_are_sane_and_fall_with_training(small_race):
+    _, summary = small_race
     runs = {run["strategy"]: run for run in summary["runs"]}
     for name in TEXT:
         bpb = _result(summary, name, "lm", "bits_per_byte")["value"]
-        assert 1.0 < bpb < 6.0, (name, bpb)  # English text: well under 8 bits a byte, above 1
+        assert 1.0 < bpb < (8.0 if name == "bytes" else 6.0), (name, bpb)  # English text: under 8 bits a byte
         curve = runs[name]["curve"]
         assert curve[-1][1] < curve[0][1], name  # the model learned
         assert _result(summary, name, "rare", "rare_bits_per_byte")["value"] > 0
-    # bytes start from nothing: 8 bits a byte is a uniform guess over 256
-    assert abs(runs["bytes"]["curve"][0][1] - 8.0) < 0.2 and runs["bytes"]["curve"][-1][1] < 6.0
+    # bytes start from nothing: 8 bits a byte is a uniform guess over 256; 4e10 FLOPs take them 0.2-0.3 down
+    assert abs(runs["bytes"]["curve"][0][1] - 8.0) < 0.2 and runs["bytes"]["curve"][-1][1] < 7.9
 
 
-def test_images_are_classified_far_above_chance(quick_race):
-    _, summary = quick_race
+def test_images_are_classified_beyond_chance(small_race):
+    _, summary = small_race
     runs = {run["strategy"]: run for run in summary["runs"]}
-    # chance is 0.10; 15 s of training reaches about 0.3 with 197 tokens an image and 0.7 with 50
-    floors = {"patch-16": 0.2, "patch-32": 0.5}
+    tested = summary["budget"]["image_test"]
+    # chance is 0.10, and a guess's accuracy on 500 images spreads by sqrt(0.1 × 0.9 / 500) = 0.013: 0.15 is
+    # beyond chance by 3.7 of those. 6e10 FLOPs teach patch 32 (50 tokens an image) far more (measured 0.41),
+    # patch 16 (197 tokens, four times the cost of a step) less (0.22)
     for name in IMAGE:
-        assert _result(summary, name, "image", "accuracy")["value"] > floors[name]
+        assert _result(summary, name, "image", "accuracy")["value"] > 0.15 and runs[name]["n_test"] == tested
         assert runs[name]["curve"][-1][1] > runs[name]["curve"][0][1]
     assert _result(summary, "patch-16", "cost", "tokens_per_input")["value"] == 197  # 196 patches + CLS
     assert _result(summary, "patch-32", "cost", "attention_scores_per_input")["value"] == 50**2
 
 
-def test_parameter_counts_are_sizings(quick_race):
-    _, summary = quick_race
+def test_parameter_counts_are_sizings(small_race):
+    _, summary = small_race
     for name in QUICK:
         s = STRATEGIES[name]
         report = count(s.arena)
@@ -77,14 +81,14 @@ def test_parameter_counts_are_sizings(quick_race):
     assert max(tokens, key=tokens.get) == "bytes" and min(tokens, key=tokens.get) == "large-v-untied"
 
 
-def test_a_finished_race_resumes_without_training(quick_race, tmp_path):
+def test_a_finished_race_resumes_without_training(small_race, tmp_path):
     import shutil
 
-    folder, summary = quick_race
+    folder, summary = small_race
     copy = tmp_path / "copy"
     shutil.copytree(folder, copy)
     (copy / RESULTS_FILE).unlink()
     stages = []
-    again = Race.open(copy, "quick").run(lambda event: stages.append(event.stage))
+    again = Race.resume(copy).run(lambda event: stages.append(event.stage))
     assert stages == ["resumed"] * len(QUICK)
     assert again["results"] == summary["results"]

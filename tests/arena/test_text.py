@@ -19,7 +19,6 @@ from embedlab.arena.bits import rare_byte_mask, score, token_bits, unigram_bits,
 from embedlab.arena.flops import lm_step_flops
 from embedlab.arena.strategies import STRATEGIES, Budget, strategy
 from embedlab.arena.text import (
-    CURVE_POINTS,
     LR,
     build_model,
     byte_windows,
@@ -259,7 +258,7 @@ def test_a_bytes_run_starts_uniform_learns_and_measures_its_cost(data):
     curve = np.array(run.curve)
     assert abs(curve[0, 1] - 8.0) < UNIFORM_TOL  # untrained: 8 bits for each byte
     assert run.bits_per_byte < 6.5 and curve[-1, 1] < curve[0, 1] - 1.0  # trained: well below uniform
-    assert len(curve) == CURVE_POINTS + 1 and (np.diff(curve[:, 0]) > 0).all()
+    assert len(curve) == BUDGET.curve_points + 1 and (np.diff(curve[:, 0]) > 0).all()
     # the budget buys whole steps: as many as fit, counted from the shapes
     assert run.context_tokens == BUDGET.context_bytes == 32 and run.clock == "flops"
     assert run.flops_per_step == lm_step_flops(build_model(strategy("bytes"), BUDGET, 32).config, BUDGET.batch_size)

@@ -12,7 +12,7 @@ import torch
 
 from embedlab.arena.flops import vit_step_flops
 from embedlab.arena.strategies import BUDGETS, STRATEGIES
-from embedlab.arena.vision import BATCH_SIZE, CURVE_POINTS, lr_factor, normaliser, pixel_baseline, run_image
+from embedlab.arena.vision import BATCH_SIZE, lr_factor, normaliser, pixel_baseline, run_image
 from embedlab.data.fashion import load_fashion
 from embedlab.errors import InvalidValueError
 from embedlab.models.vit import ViTConfig
@@ -47,7 +47,7 @@ def test_accuracy_is_far_above_chance_and_the_curve_rises(runs, name):
     accuracies = [a for _, a in run.curve]
     assert times[0] == 0 and accuracies[0] < 0.2  # untrained: one class for every image
     assert times == sorted(times) and times[-1] == run.train_flops
-    assert 3 <= len(run.curve) <= CURVE_POINTS + 1
+    assert 3 <= len(run.curve) <= TINY.curve_points + 1
     assert accuracies[-1] > accuracies[0] + 0.1
     assert max(accuracies) > FLOOR[name]
 

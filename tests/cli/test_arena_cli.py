@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 
-def test_tables_of_a_resumed_race(run_cli, quick_race, tmp_path):
+def test_tables_of_a_race(run_cli, small_race, tmp_path):
+    import io
     import shutil
 
-    folder, _ = quick_race
-    shutil.copytree(folder, tmp_path / "race")
-    status, out, err = run_cli("arena", "--quick", "--out", str(tmp_path / "race"))
-    assert status == 0, err
-    assert "The quick race: the lesson's scale and the arena's" in out
+    from rich.console import Console
+
+    from embedlab.arena.runner import Race
+    from embedlab.cli.arena import results_table, scale_table
+
+    folder, summary = small_race
+    console = Console(file=io.StringIO(), width=80, record=True)  # a terminal of 80 columns
+    console.print(scale_table(Race.resume(folder)))
+    console.print(results_table(summary))
+    out = console.export_text()
+    assert "The tiny race: the lesson's scale and the arena's" in out
     assert "128,000×4,096   1,048,576,000" in out and "32,000×64   4,096,000" in out  # at 80 columns, whole
-    assert "Measured (quick race, seeds 0)" in out and "n/a" in out
+    assert "Measured (tiny race, seeds 0)" in out and "n/a" in out
+    # the race's figures drawn again from its folder by the command, nothing trained
+    shutil.copytree(folder, tmp_path / "race")
+    for png in (tmp_path / "race").glob("*.png"):
+        png.unlink()
+    status, out, err = run_cli("arena", "--figures", "--out", str(tmp_path / "race"))
+    assert status == 0, err
+    assert sorted(p.name for p in (tmp_path / "race").glob("*.png")) == sorted(p.name for p in folder.glob("*.png"))
 
 
 def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path):

@@ -1,5 +1,6 @@
 """The strategy arena's routes through TestClient: the race found in the lab's cache, and a quick
-race started from the page (here: resumed from its finished runs, so it ends in seconds)."""
+race started from the page (here: the session's small race resumed from its finished runs, on its own
+tiny budget, so it ends in seconds)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from embedlab.arena.strategies import BUDGETS
 
 
 @pytest.fixture(scope="module")
-def cached_race(quick_race, lab_cache):
-    """The session's quick race, where the lab looks for it: CACHE/lab/arena/quick."""
-    folder, summary = quick_race
+def cached_race(small_race, lab_cache):
+    """The session's small race, where the lab looks for its quick race: CACHE/lab/arena/quick."""
+    folder, summary = small_race
     target = lab_cache / "lab" / "arena" / "quick"
     if not target.exists():
         shutil.copytree(folder, target)

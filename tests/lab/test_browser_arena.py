@@ -22,14 +22,14 @@ def _cells(page, selector: str) -> list[list[str]]:
     return page.eval_on_selector_all(f"{selector} tr", script)
 
 
-def test_the_arena_page_shows_the_race(open_sim, quick_race, lab_cache):
-    folder, summary = quick_race
+def test_the_arena_page_shows_the_race(open_sim, small_race, lab_cache):
+    folder, summary = small_race
     target = lab_cache / "lab" / "arena" / "quick"
     if not target.exists():
         shutil.copytree(folder, target)
     page = open_sim("arena")
     page.wait_for_function(f"() => {BARS}.data && {BARS}.data[0].x.length === {len(QUICK)}")
-    assert "Showing the quick race" in page.inner_text("#arena-status")
+    assert "Showing the tiny race" in page.inner_text("#arena-status")  # the race's own budget, found in quick/
     assert "its order is how far each got" in page.inner_text("#arena-status")  # why it may differ
     # language modelling: the text bars, the two patch strategies marked n/a, not drawn as zero
     assert TEXT == 6 and page.evaluate(f"{BARS}.data[0].y.filter((y) => y !== null).length") == TEXT
@@ -50,8 +50,8 @@ def test_the_arena_page_shows_the_race(open_sim, quick_race, lab_cache):
     assert page.evaluate("document.querySelector('#arena-curve').data.length") == 1  # one seed in the quick race
 
 
-def test_counts_read_as_counts(open_sim, quick_race, lab_cache):
-    folder, summary = quick_race
+def test_counts_read_as_counts(open_sim, small_race, lab_cache):
+    folder, summary = small_race
     target = lab_cache / "lab" / "arena" / "quick"
     if not target.exists():
         shutil.copytree(folder, target)
@@ -72,12 +72,12 @@ def test_counts_read_as_counts(open_sim, quick_race, lab_cache):
     assert params[2] == f"{round(expected):,}" and params[4] == "parameters"  # 4,096,000, not 4096000.0000
 
 
-def test_a_running_race_says_so_names_strategies_and_stops_polling_when_left(open_sim, quick_race, lab_cache):
-    folder, summary = quick_race
+def test_a_running_race_says_so_names_strategies_and_stops_polling_when_left(open_sim, small_race, lab_cache):
+    folder, summary = small_race
     target = lab_cache / "lab" / "arena" / "quick"
     if not target.exists():
         shutil.copytree(folder, target)
-    # as a killed race leaves it: one image run missing (trained again, ~15 s), no results yet
+    # as a killed race leaves it: one image run missing (trained again on its tiny budget), no results yet
     (target / "results.json").unlink()
     (target / "runs" / "patch-32-seed0.json").unlink()
     page = open_sim("arena")

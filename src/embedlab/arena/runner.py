@@ -1,6 +1,7 @@
 """The race: every strategy trained with every seed, then every task reported, all in one folder.
 
     race = Race.open("runs/arena", BUDGETS["quick"])       # a new folder, or the same race resumed
+    race = Race.resume("runs/arena")                       # the race in the folder, on its own setting
     summary = race.run(on_event=print)                     # {"strategies", "tasks", "results", ...}
 
 The folder:
@@ -99,6 +100,20 @@ class Race:
         (folder / RUNS).mkdir(parents=True, exist_ok=True)
         atomic_write_text(race_file, json.dumps({**setting, "strategies": names, "tasks": tasks}, indent=1))
         return cls(folder, budget, names, tasks, device, None if data is None else Path(data))
+
+    @classmethod
+    def resume(cls, folder: str | Path) -> Race:
+        """The race recorded in `folder`'s race.json, on the budget, strategies, tasks and device it
+        was begun with (whichever budget that was: a named one or a test's smaller one)."""
+        setting = cls.read_setting(folder)
+        defaults = {f.name: f.default for f in fields(Budget) if f.default is not MISSING}
+        budget = {**defaults, **setting["budget"]}
+        try:
+            budget = Budget(**{k: tuple(v) if isinstance(v, list) else v for k, v in budget.items()})
+        except TypeError as err:  # a field this version does not know, or one missing
+            path = Path(folder) / RACE_FILE
+            raise FileFormatError(f"{path}: not a readable race setting ({err}); {_START_OVER}") from err
+        return cls.open(folder, budget, setting.get("strategies"), setting.get("tasks"), setting["device"])
 
     @staticmethod
     def read_setting(folder: str | Path) -> dict:

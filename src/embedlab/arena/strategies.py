@@ -45,7 +45,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from embedlab.arena.flops import CLOCKS
-from embedlab.errors import check_choice, unknown_name
+from embedlab.errors import check_choice, check_int, unknown_name
 from embedlab.sizing import EmbeddingLayout, count
 
 KINDS = ("text", "image")
@@ -179,10 +179,12 @@ class Budget:
     text_dim: int = ARENA_DIM  # TinyLM's width D for every text strategy (the budget sweep widens it)
     batch_size: int = 32  # windows of context_bytes: about the same text per step for every tokenizer
     clock: str = "flops"  # "flops" | "wall"
+    curve_points: int = 10  # learning-curve points after the untrained one, evenly spaced over the budget
     strategies: tuple[str, ...] = ()  # raced when a race names none; () for every one in STRATEGIES
 
     def __post_init__(self) -> None:
         check_choice("clock", self.clock, CLOCKS)
+        check_int("curve_points", self.curve_points, low=1)
 
 
 # The FLOPs keep the wall-clock race's run lengths on the 2-core development machine. Its full race

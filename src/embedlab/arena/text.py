@@ -48,7 +48,6 @@ from embedlab.train.config import LM_FLOOR
 CACHE_VERSION = 2  # 2: rare words seen 1-10 times, unseen words apart
 LR = 3e-3  # AdamW's peak, as the lm training method's default: trains this size well
 WARMUP_STEPS = 20  # a short linear warm-up; the rest of the schedule follows the budget spent
-CURVE_POINTS = 10  # learning-curve points after the untrained one, evenly spaced over the budget
 CURVE_BYTES = 16_384  # the curve scores the first held-out lines up to this many bytes: cheap, same text for all
 LATENCY_INPUTS = 25  # held-out byte windows, one forward pass each, timed for the median latency
 
@@ -301,7 +300,7 @@ def run_text(
         bytes_seen += int(lengths_t[batch[:, 1:]].sum())
         done = spent(steps, elapsed)
         # a point each time another tenth of the budget is spent (the last: the final model), one at most a step
-        if done >= len(curve) / CURVE_POINTS or done >= 1:
+        if done >= len(curve) / budget.curve_points or done >= 1:
             curve.append([steps * step_flops, curve_bpb()])
         if on_progress is not None:
             on_progress(min(done, 1.0), curve[-1][1])

@@ -41,7 +41,6 @@ BATCH_SIZE = 64  # small: on a fixed budget more updates beat larger batches (tr
 PEAK_LR = 2e-3  # AdamW at D = 64
 WEIGHT_DECAY = 0.05  # ViT's usual; matters little in runs this short
 WARMUP = 0.05  # fraction of the budget spent ramping the learning rate up from zero
-CURVE_POINTS = 10  # learning-curve points after the untrained one, evenly spaced over the budget
 CURVE_IMAGES = 500  # at most this many test images score each curve point (a tenth of image_test)
 LATENCY_IMAGES = 32  # single-image forward passes timed for the median latency (after 3 unmeasured)
 EVAL_BATCH = 64  # faster than larger batches at 197 tokens on 2 cores (attention memory)
@@ -59,7 +58,7 @@ class ImageRun:
     except the attention scores (tokens², what one head of one layer computes per input)."""
 
     accuracy: float  # on the first n_test test images
-    curve: list[list[float]]  # [training FLOPs spent, accuracy on the curve slice]: at 0, then CURVE_POINTS more
+    curve: list[list[float]]  # [training FLOPs spent, accuracy on the curve slice]: at 0, then budget.curve_points more
     clock: str  # what the budget counted: "flops" or "wall"
     train_flops: int  # steps × flops_per_step (arena/flops.py)
     flops_per_step: int
@@ -144,7 +143,7 @@ def run_image(
         # A point is due each time another tenth of the budget is spent (training stops at the
         # first step past it, so the last point is the final model); a step longer than a tenth
         # gives fewer points, never two at one time.
-        if done >= len(curve) / CURVE_POINTS or done >= 1:
+        if done >= len(curve) / budget.curve_points or done >= 1:
             curve.append([steps * step_flops, accuracy(model, normalise, curve_x, curve_y)])
             model.train()
         report(min(done, 1.0), curve[-1][1])

@@ -6,12 +6,14 @@
     train, held = split_lines(open_corpus("gcide"))   # every 10th line held out, for measuring
 
 Nothing is read into memory whole: each corpus is a re-iterable stream of lines, so counting
-tables are the only thing that grows with the corpus.
+tables are the only thing that grows with the corpus. (The one exception is small: a Wikipedia
+dump's parsed paragraphs are kept once a process, since parsing its markup takes seconds.)
 """
 
 from __future__ import annotations
 
 import bz2
+import functools
 import gzip
 import logging
 import re
@@ -111,13 +113,22 @@ _ESCAPED = re.compile("[\udc80-\udcff]")
 
 def wiki_lines(path: Path) -> Iterator[str]:
     """Paragraphs of article text from a MediaWiki XML dump (.bz2), markup removed."""
+    stat = path.stat()
+    yield from _wiki_paragraphs(path, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1)
+def _wiki_paragraphs(path: Path, size: int, mtime_ns: int) -> tuple[str, ...]:
+    """The dump's paragraphs, parsed once a process for the file as it is now (its size and time are
+    the key): parsing markup takes seconds, and enwiki-sample's text is a few megabytes."""
     from gensim.corpora.wikicorpus import extract_pages, filter_wiki  # the dump's own parser
 
+    paragraphs = []
     with bz2.open(path, "rt", encoding="utf-8") as f:
         for _title, text, _ in extract_pages(f, filter_namespaces=("0",)):
-            if text.lstrip().lower().startswith("#redirect"):
-                continue
-            yield from _plain_wiki(filter_wiki(text))
+            if not text.lstrip().lower().startswith("#redirect"):
+                paragraphs.extend(_plain_wiki(filter_wiki(text)))
+    return tuple(paragraphs)
 
 
 _WIKI_HEADING = re.compile(r"^=+\s*(.*?)\s*=+$")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from embedlab.arena.runner import Race, RaceEvent
+from embedlab.arena.runner import RACE_FILE, Race, RaceEvent
 from embedlab.arena.strategies import STRATEGIES, TASKS
 from embedlab.arena.sweep import Sweep
 from embedlab.data.races import recorded_race, recorded_sweep
@@ -84,8 +84,10 @@ class ArenaLab:
 
     def _run(self, stop: threading.Event) -> None:
         """The job's body. A race cannot stop midway (`stop` goes unread): its finished runs are on
-        disk, and the next start resumes from them."""
-        Race.open(self.root / "quick", "quick", device=self.device).run(self._event)
+        disk, and the next start resumes from them, on the setting they were begun with."""
+        folder = self.root / "quick"
+        race = Race.resume(folder) if (folder / RACE_FILE).is_file() else Race.open(folder, "quick", device=self.device)
+        race.run(self._event)
 
     def _event(self, event: RaceEvent) -> None:
         with self._lock:

@@ -66,7 +66,7 @@ async function follow(page, state) {
 
 function status(state) {
   const shown = state.race && (state.source === "recorded" ? recordedRace(state.race.recorded) : `the ` +
-    `${state.source} race (seeds ${state.race.budget.seeds.join(", ")}, ${state.race.budget.corpus} and Fashion-MNIST)`) +
+    `${state.race.budget.name} race (seeds ${state.race.budget.seeds.join(", ")}, ${state.race.budget.corpus} and Fashion-MNIST)`) +
     (state.source === "quick" ? `. ${QUICK_DIFFERS}` : "");
   if (state.status === "running") {
     return "A quick race is running (about 3 minutes): its progress is below. " +
