@@ -21,7 +21,7 @@ from pathlib import Path
 
 from embedlab.data.benchmarks import gensim_test_file
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_int
-from embedlab.files import file_kind
+from embedlab.files import check_path, file_exists, file_kind
 
 log = logging.getLogger("embedlab")
 
@@ -56,7 +56,7 @@ def open_corpus(name_or_path: str | Path) -> Corpus:
     if key == "enwiki-sample":
         return Corpus("enwiki-sample", gensim_test_file(ENWIKI_FILE, "the enwiki-sample corpus"), wiki_lines)
     path = Path(name_or_path)
-    if not path.is_file():
+    if not file_exists(check_path(path, "a corpus path"), "a corpus of UTF-8 text"):
         raise MissingDataError(f"corpus {key!r} is neither a built-in name ({', '.join(CORPORA)}) nor a file")
     if path.stat().st_size == 0:
         raise InvalidValueError(f"corpus file {path} is empty")

@@ -45,7 +45,7 @@ from embedlab import __version__
 from embedlab.data.corpora import Corpus, open_corpus
 from embedlab.data.themes import WORDS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, plain
-from embedlab.files import atomic_write_text, atomic_writer, json_safe, read_json
+from embedlab.files import atomic_write_text, atomic_writer, file_exists, json_safe, read_json
 from embedlab.tokenizer.bytes import word_key
 from embedlab.train.checkpoint import DAMAGED_RUN, load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
@@ -315,7 +315,7 @@ def _check_new(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise InvalidValueError(f"{out} is a file; a run needs a folder")
     if out.is_dir() and any(out.iterdir()):
-        if (out / RUN_FILE).is_file():
+        if file_exists(out / RUN_FILE, "an embedlab run"):
             saved = _read_run(out)
             c = saved.get("config", {})
             raise InvalidValueError(
@@ -328,7 +328,7 @@ def _check_new(out: Path) -> None:
 def _resumable(out: Path, config: RunConfig) -> RunConfig:
     """The folder's config, after checking the settings `config` was given agree with it and there
     is something to resume."""
-    if not (out / RUN_FILE).is_file():
+    if not file_exists(out / RUN_FILE, "an embedlab run"):
         raise MissingDataError(f"nothing to resume: {out} holds no {RUN_FILE}")
     saved = _read_run(out)
     saved_config = RunConfig.from_dict(saved["config"])
@@ -337,7 +337,7 @@ def _resumable(out: Path, config: RunConfig) -> RunConfig:
     different = config.differences(saved_config)
     if different:
         raise InvalidValueError(f"{out} holds a different run: {', '.join(different)}")
-    if not (out / CHECKPOINT).is_file():
+    if not file_exists(out / CHECKPOINT, "an embedlab checkpoint"):
         raise MissingDataError(
             f"nothing to resume: the run in {out} stopped before its first checkpoint; "
             "remove the folder or choose another one to start again"

@@ -36,13 +36,14 @@ rows are product-quantized codes, not vectors.
 from __future__ import annotations
 
 import mmap
+import os
 import struct
 from pathlib import Path
 
 import numpy as np
 
 from embedlab.errors import FileFormatError, InvalidValueError, describe
-from embedlab.files import atomic_writer, file_kind
+from embedlab.files import atomic_writer, file_kind, readable_file
 from embedlab.hashing import compose_rows, vocab_ngram_buckets
 from embedlab.vectors.io.fasttext_model import (
     ARGS,
@@ -113,7 +114,7 @@ def read_fasttext(path: str | Path) -> FastTextModel:
     matrices' size; their rows are read from disk when first touched. Values are not checked (that
     would read every page): read_fasttext_table checks the vectors it composes.
     """
-    path = Path(path)
+    path = readable_file(path, EXPECTED)
     with open(path, "rb") as f:
         head = f.read(4)
         if head != MAGIC_BYTES:
@@ -274,10 +275,12 @@ def _what_it_holds(path: Path) -> str:
 
 def is_fasttext(path: str | Path) -> bool:
     """Whether `path` is a file starting with fastText's magic number (its version is not checked)."""
+    if not os.path.isfile(path):  # never open a FIFO (it waits for a writer) or a device
+        return False
     try:
         with open(path, "rb") as f:
             return f.read(4) == MAGIC_BYTES
-    except (IsADirectoryError, FileNotFoundError, PermissionError):
+    except (FileNotFoundError, PermissionError):
         return False
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
-from embedlab.files import atomic_writer
+from embedlab.files import atomic_writer, file_exists
 from embedlab.vectors.io.table import Table, check_finite, check_keys, table_read_from
 from embedlab.vectors.io.text import format_floats, is_float, parse_row, read_lines
 
@@ -23,7 +23,7 @@ def read_projector(path: Path) -> Table:
     """A projector folder, or the vectors .tsv inside one -> Table (counts when metadata has them)."""
     vectors_tsv = path / "vectors.tsv" if path.is_dir() else path
     metadata = vectors_tsv.parent / "metadata.tsv"
-    if not metadata.is_file():
+    if not file_exists(metadata, "projector keys (metadata.tsv)"):
         raise MissingDataError(f"no metadata.tsv beside {vectors_tsv}: the projector format keeps its keys there")
     lines = read_lines(vectors_tsv, "projector vectors: tab-separated numbers, one row a line")
     dim = len(lines[0].split("\t")) if lines else 0
