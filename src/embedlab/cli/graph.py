@@ -82,7 +82,7 @@ def graph(
     config = train_config(dim=dim, window=window, epochs=epochs, seed=seed, threads=threads)
     answer: dict = {"graph": g.name, "nodes": g.nodes, "edges": g.edges, "walks": walk.__dict__, "dim": dim}
     if out is not None:
-        written = embed_graph(g, walk, config).save(out)
+        written = embed_graph(g, walk, config).save(out, replace=force)  # exclusive unless --force
         answer["files"] = [str(path) for path in written]
     if evaluate:
         from embedlab.graphs.report import measure

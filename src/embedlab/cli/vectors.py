@@ -218,7 +218,7 @@ def export(
     table = load(vectors, as_json)
     chosen = table.save_format(out, format)  # a subword table's .bin is fastText's format
     with working(f"writing {chosen}", as_json):
-        written = table.save(out, format)
+        written = table.save(out, format, replace=force)  # exclusive: another writer since the check loses
     if as_json:
         typer.echo(
             json.dumps(

@@ -45,7 +45,7 @@ from embedlab import __version__
 from embedlab.data.corpora import Corpus, open_corpus
 from embedlab.data.themes import WORDS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, plain
-from embedlab.files import atomic_write_text, atomic_writer, file_exists, json_safe, read_json
+from embedlab.files import atomic_write_text, atomic_writer, file_exists, json_safe, make_new_folder, read_json
 from embedlab.tokenizer.bytes import word_key
 from embedlab.train.checkpoint import DAMAGED_RUN, load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
@@ -206,9 +206,11 @@ def _run(run: RunState) -> RunResult:
             run.init = InitReport(**meta["init"])
         run.snapshots = list(zip(meta["snapshot_words"], arrays["snapshots"], strict=True))
     elif dist.main:
-        out.mkdir(parents=True, exist_ok=True)
-        job.save_setup(out)
+        # subtle: taken at the moment of creation, not only checked at the start (_check_new): of two
+        # new runs into one folder, exactly one creates run.json; the other stops here, having written nothing
+        make_new_folder(out, RUN_FILE)
         _write_run(out, config, run.corpus, "running")
+        job.save_setup(out)
 
     if not run.snapshots:
         run.snapshot()  # the rows before training: random

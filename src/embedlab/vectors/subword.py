@@ -170,14 +170,14 @@ class SubwordVectors(Vectors):
             hash_count=self.hash_count,
         )
 
-    def save(self, path: str | Path, format: str | None = None) -> list[Path]:
+    def save(self, path: str | Path, format: str | None = None, replace: bool = True) -> list[Path]:
         """As Vectors.save, but a .bin (or format "fasttext") is Facebook's fastText format, which
         keeps the n-grams (floret's .bin for a floret table), and a .floret (or format "floret") is
         floret's text vectors, a floret table's bucket rows alone (io/floret.py: what spaCy reads);
         any other format holds the composed whole-word vectors."""
         chosen = self.save_format(path, format)
         if chosen == "fasttext":
-            return [write_fasttext(self.to_fasttext(), path)]
+            return [write_fasttext(self.to_fasttext(), path, replace)]
         if chosen == "floret":
             if self.hash_count is None:
                 raise InvalidValueError(
@@ -186,10 +186,15 @@ class SubwordVectors(Vectors):
                 )
             return [
                 write_floret_text(
-                    self._ngram_rows, path, min_n=self.min_n, max_n=self.max_n, hash_count=self.hash_count
+                    self._ngram_rows,
+                    path,
+                    min_n=self.min_n,
+                    max_n=self.max_n,
+                    hash_count=self.hash_count,
+                    replace=replace,
                 )
             ]
-        return super().save(path, format)
+        return super().save(path, format, replace)
 
     def save_format(self, path: str | Path, format: str | None = None) -> str:
         """ "fasttext" for a .bin (word2vec binary cannot hold n-grams) and "floret" for a .floret,

@@ -25,7 +25,7 @@ from safetensors import SafetensorError, safe_open
 
 from embedlab.errors import FileFormatError, MissingDataError, plain
 from embedlab.files import KIND_NPY, KIND_SAFETENSORS, atomic_writer, not_readable, read_json, readable_file
-from embedlab.vectors.io.table import Table, check_finite, table_read_from
+from embedlab.vectors.io.table import Table, check_finite, check_finite_to_write, table_read_from
 from embedlab.vectors.io.text import read_lines
 
 SAFETENSORS = 'a safetensors file holding a (V, D) float tensor "vectors"'
@@ -109,14 +109,15 @@ def read_array(path: Path, expected: str) -> np.ndarray:
             raise not_readable(path, expected, detail=type(err).__name__) from None
 
 
-def write_safetensors(table: Table, path: Path) -> list[Path]:
-    """Table -> NAME.safetensors and NAME.vocab.json -> both paths."""
-    return _write_with_vocab(table, path, lambda f: f.write(safetensors.numpy.save({"vectors": table.vectors})))
+def write_safetensors(table: Table, path: Path, replace: bool = True) -> list[Path]:
+    """Table -> NAME.safetensors and NAME.vocab.json (replace False: only if both are new) -> both paths."""
+    write = lambda f: f.write(safetensors.numpy.save({"vectors": table.vectors}))  # noqa: E731
+    return _write_with_vocab(table, path, write, replace)
 
 
-def write_npy(table: Table, path: Path) -> list[Path]:
-    """Table -> NAME.npy and NAME.vocab.json -> both paths."""
-    return _write_with_vocab(table, path, lambda f: np.save(f, table.vectors, allow_pickle=False))
+def write_npy(table: Table, path: Path, replace: bool = True) -> list[Path]:
+    """Table -> NAME.npy and NAME.vocab.json (replace False: only if both are new) -> both paths."""
+    return _write_with_vocab(table, path, lambda f: np.save(f, table.vectors, allow_pickle=False), replace)
 
 
 def sidecar(path: Path, suffix: str = ".vocab.json") -> Path:
@@ -124,13 +125,14 @@ def sidecar(path: Path, suffix: str = ".vocab.json") -> Path:
     return path.with_name(path.stem + suffix)
 
 
-def _write_with_vocab(table: Table, path: Path, write_vectors) -> list[Path]:
+def _write_with_vocab(table: Table, path: Path, write_vectors, replace: bool) -> list[Path]:
     # Encoded before either file is touched, so a key UTF-8 cannot hold leaves both old files as they were.
     vocab = json.dumps({"keys": table.keys, "counts": table.counts}, ensure_ascii=False).encode("utf-8")
+    check_finite_to_write(path, table.keys, table.vectors)
     keys_file = sidecar(path)
-    with atomic_writer(path, "wb") as f:
+    with atomic_writer(path, "wb", replace) as f:  # the first file decides which of two writers goes on
         write_vectors(f)
-    with atomic_writer(keys_file, "wb") as f:
+    with atomic_writer(keys_file, "wb", replace) as f:
         f.write(vocab)
     return [path, keys_file]
 

@@ -63,7 +63,7 @@ from embedlab.vectors.io.fasttext_model import (
     args_format,
     check_args,
 )
-from embedlab.vectors.io.table import Table, check_finite, first_duplicate, table_read_from
+from embedlab.vectors.io.table import Table, check_finite, check_finite_to_write, first_duplicate, table_read_from
 from embedlab.vectors.io.word2vec import header as word2vec_header
 
 # ----- reading -------------------------------------------------------------------------------------
@@ -331,10 +331,11 @@ def refuse_plain_table(table: Table, path: Path, format: str = "fasttext") -> li
     )
 
 
-def write_fasttext(model: FastTextModel, path: str | Path) -> Path:
-    """Write `model` as a fastText .bin at `path`, atomically -> path. Words that fastText could not
-    read back (empty, holding whitespace or NUL) or counted 0 (gensim's load_facebook_model drops
-    them) are refused before the file is touched."""
+def write_fasttext(model: FastTextModel, path: str | Path, replace: bool = True) -> Path:
+    """Write `model` as a fastText .bin at `path`, atomically (replace False: only if `path` is new)
+    -> path. Words that fastText could not read back (empty, holding whitespace or NUL), counted 0
+    (gensim's load_facebook_model drops them), and NaN or ±inf in any word, bucket or output row are
+    refused before the file is touched."""
     if not isinstance(model, FastTextModel):
         raise InvalidValueError(f"model must be a FastTextModel; got {describe(model)}")
     for i, word in enumerate(model.words):
@@ -350,7 +351,10 @@ def write_fasttext(model: FastTextModel, path: str | Path) -> Path:
         )
     path = Path(path)
     nwords = model.nwords
-    with atomic_writer(path, "wb") as f:
+    check_finite_to_write(path, model.words[:nwords], model.word_rows)
+    check_finite_to_write(Path(f"{path} (n-gram bucket rows)"), None, model.ngram_rows)
+    check_finite_to_write(Path(f"{path} (output rows)"), None, model.output)
+    with atomic_writer(path, "wb", replace) as f:
         fields = FLORET_ARGS if "mode" in model.args else ARGS
         f.write(struct.pack("<ii", MAGIC, VERSION) + struct.pack(args_format(fields), *model.args.values()))
         f.write(struct.pack(DICT_FORMAT, len(model.words), nwords, len(model.words) - nwords, model.ntokens, -1))

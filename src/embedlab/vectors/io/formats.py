@@ -65,19 +65,21 @@ def read_table(path: str | Path) -> Table:
     return _READERS[detect_format(path)](path)
 
 
-def write_table(table: Table, path: str | Path, format: str | None = None) -> list[Path]:
+def write_table(table: Table, path: str | Path, format: str | None = None, replace: bool = True) -> list[Path]:
     """Write `table` in `format` (one of FORMATS; None: from the extension, see `format_for`) -> the
     files written, those of `output_files`.
 
-    Each file is written atomically; keys a text format cannot hold are refused before any file is
-    touched, naming the key and its row.
+    Each file is written atomically; keys a text format cannot hold, and NaN or ±inf values, are
+    refused before any file is touched, naming the key and its row. replace False: each file is
+    created only if nothing is there at that moment (files.atomic_writer), else OutputExistsError.
     """
+    check_path(path, "the path to write a table to")
     if not isinstance(table, Table):
         raise InvalidValueError(f"table must be a Table; got {describe(table)}")
     format = format_for(path) if format is None else check_choice("format", format, FORMATS + SUBWORD_FORMATS)
     if format in SUBWORD_FORMATS:
         fasttext.refuse_plain_table(table, Path(path), format)
-    return _WRITERS[format](table, Path(path))
+    return _WRITERS[format](table, Path(path), replace)
 
 
 def format_for(path: str | Path) -> str:

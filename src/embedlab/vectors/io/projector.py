@@ -15,7 +15,7 @@ import numpy as np
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.files import atomic_writer, file_exists
-from embedlab.vectors.io.table import Table, check_finite, check_keys, table_read_from
+from embedlab.vectors.io.table import Table, check_finite, check_finite_to_write, check_keys, table_read_from
 from embedlab.vectors.io.text import format_floats, is_float, parse_row, read_lines
 
 
@@ -42,9 +42,11 @@ def read_projector(path: Path) -> Table:
     return table_read_from(metadata, keys, vectors, counts)
 
 
-def write_projector(table: Table, folder: Path) -> list[Path]:
-    """Table -> FOLDER/vectors.tsv and FOLDER/metadata.tsv (the folder made if needed) -> both paths."""
+def write_projector(table: Table, folder: Path, replace: bool = True) -> list[Path]:
+    """Table -> FOLDER/vectors.tsv and FOLDER/metadata.tsv (the folder made if needed; replace False:
+    only if both files are new) -> both paths."""
     check_keys(table, "projector")
+    check_finite_to_write(folder, table.keys, table.vectors)
     if folder.is_file():
         raise InvalidValueError(f"{folder} is a file; the projector format writes a folder (vectors.tsv, metadata.tsv)")
     if table.counts is None:  # one column, so no header
@@ -54,10 +56,10 @@ def write_projector(table: Table, folder: Path) -> list[Path]:
     metadata = metadata.encode("utf-8")  # before any file is touched: a key UTF-8 cannot hold changes nothing
     folder.mkdir(parents=True, exist_ok=True)
     vectors_tsv, metadata_tsv = projector_files(folder)
-    with atomic_writer(vectors_tsv, "w") as f:
+    with atomic_writer(vectors_tsv, "w", replace) as f:  # the first file decides which of two writers goes on
         for row in table.vectors:
             f.write(format_floats(row, "\t") + "\n")
-    with atomic_writer(metadata_tsv, "wb") as f:
+    with atomic_writer(metadata_tsv, "wb", replace) as f:
         f.write(metadata)
     return [vectors_tsv, metadata_tsv]
 
