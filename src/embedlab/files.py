@@ -12,6 +12,7 @@ not be what they claim.
     atomic_write_text(path, text)        readers see the old file or the new one, never a part
     with atomic_writer(path, "wb") as f  the same for a stream
     atomic_writer(path, replace=False)   ... and created exclusively: if `path` appeared meanwhile, OutputExistsError
+    FileStamp.of(path).check()           a file mapped for reading has not changed (a cut one would kill the reader)
     cache_dir()                          $EMBEDLAB_CACHE, else $XDG_CACHE_HOME/embedlab, else ~/.cache/embedlab
     json_safe(value)                     NumPy scalars -> numbers, arrays and tuples -> lists, NaN/±inf -> None,
                                          a dataclass -> the dict of its fields
@@ -37,6 +38,7 @@ import numpy as np
 
 from embedlab.errors import (
     EmbedlabError,
+    FileChangedError,
     FileFormatError,
     InvalidValueError,
     MissingDataError,
@@ -195,6 +197,55 @@ def json_safe(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+# ----- files read in parts: memory-mapped, so they must not change underneath ----------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class FileStamp:
+    """What a file was when it was opened to be read in parts (memory-mapped): its identity, size
+    and modification time. A mapped file that another process cuts short kills the reader with
+    SIGBUS the moment a page past the new end is touched, so every read through a mapping checks
+    the stamp first (`check`): a file changed in any way is an error, never a dead process.
+
+    >>> stamp = FileStamp.of(__file__); stamp.check()
+    """
+
+    path: Path
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, path: str | Path) -> FileStamp:
+        st = os.stat(path)
+        return cls(Path(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def changed(self) -> str | None:
+        """How the file differs from the stamp, in words, or None if it does not."""
+        try:
+            now = FileStamp.of(self.path)
+        except OSError:
+            return "it was removed"
+        if (now.device, now.inode) != (self.device, self.inode):
+            return "another file was put in its place"
+        if now.size != self.size:
+            return f"its size went from {self.size:,} to {now.size:,} bytes"
+        if now.mtime_ns != self.mtime_ns:
+            return "it was written again"
+        return None
+
+    def check(self, name: str | None = None) -> None:
+        """Raise FileChangedError, naming `name` (default: the file) and how it changed, unless the
+        file is as stamped."""
+        how = self.changed()
+        if how is not None:
+            raise FileChangedError(
+                f"{name or self.path}: the file it reads in parts changed on disk since it was loaded ({how}); "
+                "its rows are no longer read: load it again"
+            )
 
 
 # ----- reading: files that are not what they claim ------------------------------------------------
