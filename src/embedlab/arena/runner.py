@@ -32,7 +32,7 @@ from embedlab.arena.flops import CLOCKS
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strategy
 from embedlab.arena.tasks import orderings, results
 from embedlab.errors import FileFormatError, InvalidValueError, check_choice
-from embedlab.files import atomic_write_text, file_exists, json_safe, read_json
+from embedlab.files import atomic_write_text, check_path, file_exists, json_safe, read_json
 
 log = logging.getLogger("embedlab")
 
@@ -81,7 +81,7 @@ class Race:
         names = tuple(strategy(name).name for name in (strategies or budget.strategies or STRATEGIES))
         tasks = tuple(check_choice("task", task, TASKS) for task in (tasks or TASKS))
         device = check_device(device)
-        folder = Path(folder)
+        folder = Path(check_path(folder, "a race's folder"))
         setting = {"budget": asdict(budget), "device": device}
         race_file = folder / RACE_FILE
         if file_exists(race_file, "a race setting"):

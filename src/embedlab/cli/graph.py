@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from embedlab.cli.choices import GRAPH_DIM, GRAPH_WINDOW, GRAPHS
-from embedlab.cli.options import ForceFlag, JsonFlag, refuse_existing
+from embedlab.cli.options import ForceFlag, JsonFlag, path_text, refuse_existing
 from embedlab.errors import InvalidValueError
 
 PLANTED = "planted"
@@ -29,6 +29,7 @@ def graph(
         typer.Option(
             "--out",
             "-o",
+            parser=path_text,
             metavar="PATH",
             help="Write the node table here (format by extension: .txt, .safetensors, …; none: a projector folder).",
         ),

@@ -55,8 +55,8 @@ def open_corpus(name_or_path: str | Path) -> Corpus:
         return Corpus("gcide", GCIDE_PATH, gcide_lines)
     if key == "enwiki-sample":
         return Corpus("enwiki-sample", gensim_test_file(ENWIKI_FILE, "the enwiki-sample corpus"), wiki_lines)
-    path = Path(name_or_path)
-    if not file_exists(check_path(path, "a corpus path"), "a corpus of UTF-8 text"):
+    path = Path(check_path(name_or_path, "a corpus's name or path"))
+    if not file_exists(path, "a corpus of UTF-8 text"):
         raise MissingDataError(f"corpus {key!r} is neither a built-in name ({', '.join(CORPORA)}) nor a file")
     if path.stat().st_size == 0:
         raise InvalidValueError(f"corpus file {path} is empty")

@@ -45,7 +45,15 @@ from embedlab import __version__
 from embedlab.data.corpora import Corpus, open_corpus
 from embedlab.data.themes import WORDS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, plain
-from embedlab.files import atomic_write_text, atomic_writer, file_exists, json_safe, make_new_folder, read_json
+from embedlab.files import (
+    atomic_write_text,
+    atomic_writer,
+    check_path,
+    file_exists,
+    json_safe,
+    make_new_folder,
+    read_json,
+)
 from embedlab.tokenizer.bytes import word_key
 from embedlab.train.checkpoint import DAMAGED_RUN, load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
@@ -152,7 +160,7 @@ def train(
     step; True ends the run early with a checkpoint (status "stopped", resumable).
     on_snapshot(tokens, rows (W, D), done): each snapshot of the watched rows.
     """
-    out, dist = Path(out), dist or Dist()
+    out, dist = Path(check_path(out, "a run's output folder")), dist or Dist()
     if checkpoint_every <= 0 or math.isnan(checkpoint_every):
         raise InvalidValueError(f"checkpoint_every must be > 0 seconds; got {checkpoint_every}")
     if resume:
