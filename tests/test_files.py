@@ -8,13 +8,15 @@ import gzip
 import io
 import json
 import math
+import threading
+import time
 
 import numpy as np
 import pytest
 import torch
 from safetensors.numpy import save as safetensors_bytes
 
-from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, OutputExistsError
 from embedlab.files import (
     HEAD_BYTES,
     KIND_NPY,
@@ -22,9 +24,11 @@ from embedlab.files import (
     KIND_ZIP,
     NOT_UTF8,
     atomic_write_text,
+    atomic_writer,
     cache_dir,
     content_kind,
     json_safe,
+    make_new_folder,
     not_readable,
     read_json,
 )
@@ -56,6 +60,68 @@ def test_a_folder_is_not_a_file_name(tmp_path):
     with pytest.raises(InvalidValueError, match="is a folder; give a file name"):
         atomic_write_text(tmp_path, "x")
     assert list(tmp_path.iterdir()) == []
+
+
+WRITERS = 8  # threads racing for one new path: more than the cores, so they interleave
+
+
+def _race(n: int, attempt) -> list[BaseException | None]:
+    """Run attempt(i) in n threads released together by a barrier -> each one's error, or None."""
+    barrier, outcome = threading.Barrier(n), [None] * n
+
+    def run(i):
+        barrier.wait()
+        try:
+            attempt(i)
+        except BaseException as err:
+            outcome[i] = err
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return outcome
+
+
+def test_of_writers_racing_for_one_new_file_exactly_one_wins(tmp_path):
+    """Each writer passed the "is it there?" check before any finished: the link at the moment of
+    creation decides, the others get OutputExistsError naming the path, and the file is one
+    writer's whole text."""
+    path = tmp_path / "out.txt"
+
+    def write(i):
+        with atomic_writer(path, "w", replace=False) as f:
+            time.sleep(0.05)  # every writer is inside, past the early check, before any links
+            f.write(f"writer {i}\n" * 1000)
+
+    outcome = _race(WRITERS, write)
+    winners = [i for i, err in enumerate(outcome) if err is None]
+    assert len(winners) == 1, outcome
+    for err in outcome:
+        assert err is None or (isinstance(err, OutputExistsError) and str(path) in str(err)), err
+    assert path.read_text() == f"writer {winners[0]}\n" * 1000
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]  # no temporary file left by the losers
+    with pytest.raises(OutputExistsError, match="already exists"):  # and a later one is refused at once
+        with atomic_writer(path, "w", replace=False):
+            pass
+    with atomic_writer(path, "w") as f:  # replace (the default, and --force) still replaces
+        f.write("forced")
+    assert path.read_text() == "forced"
+
+
+def test_of_writers_racing_for_one_new_folder_exactly_one_wins(tmp_path):
+    folder = tmp_path / "run"
+    outcome = _race(WRITERS, lambda i: make_new_folder(folder, "run.json"))
+    assert sum(err is None for err in outcome) == 1, outcome
+    assert all(err is None or (isinstance(err, OutputExistsError) and str(folder) in str(err)) for err in outcome)
+    assert [p.name for p in folder.iterdir()] == ["run.json"]
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(OutputExistsError, match="is not empty"):
+        make_new_folder(other, "run.json")
+    assert [p.name for p in other.iterdir()] == ["notes.txt"]  # the claim is taken back
 
 
 def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):

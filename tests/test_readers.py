@@ -13,8 +13,10 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import shutil
 import struct
+import threading
 
 import numpy as np
 import pytest
@@ -24,7 +26,7 @@ from safetensors.numpy import save as safetensors_bytes
 from embedlab.arena.runner import RACE_FILE, RESULTS_FILE, Race
 from embedlab.data.corpora import open_corpus
 from embedlab.data.fashion import read_idx
-from embedlab.errors import FileFormatError
+from embedlab.errors import EmbedlabError, FileFormatError
 from embedlab.models.pretrained import load_input_embedding
 from embedlab.sims.arena import ArenaLab
 from embedlab.sims.gradients import read_update_counts
@@ -523,3 +525,63 @@ def test_a_query_on_a_file_of_the_wrong_kind_is_one_plain_line(tmp_path, run_cli
     (tmp_path / "table.bin").write_bytes(WRONG[wrong])
     err = _one_line_error(run_cli, "neighbors", str(tmp_path / "table.bin"), "king")
     assert_plain(err, tmp_path / "table.bin")
+
+
+# --- a path that is there but is no regular file: what it is, never "missing", never a hang ---------
+
+NOT_FILES = {  # name -> (make(path) in place of the file, words the message must hold)
+    "fifo": (os.mkfifo, "a FIFO (named pipe)"),
+    "device": (lambda p: p.symlink_to("/dev/null"), "a character device"),
+    "folder": (lambda p: p.mkdir(), "folder"),
+}
+FIFO_WAIT_S = 20  # a reader that opens a FIFO waits for a writer forever; a check by stat takes microseconds
+
+
+def _unblock(fifo) -> None:
+    """Open the FIFO for writing and close it, so a reader stuck in open() goes on (and the thread ends)."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:  # no reader waiting: nothing to unblock
+        pass
+
+
+@pytest.mark.parametrize(("name", "not_file"), [(name, kind) for name in READERS for kind in NOT_FILES])
+def test_every_reader_names_a_path_that_is_not_a_regular_file(tmp_path, fixtures, name, not_file):
+    """A FIFO, a device or a folder where a reader expects a file is named for what it is, through
+    every reader, and a FIFO is never opened (open() on it would wait for a writer)."""
+    setup, _ = READERS[name]
+    folder = tmp_path / "in"
+    folder.mkdir()
+    read, bad = setup(folder, WRONG["gzip"], fixtures)
+    bad.unlink()
+    make, says = NOT_FILES[not_file]
+    make(bad)
+    outcome: list[BaseException | None] = []
+
+    def attempt():
+        try:
+            read()
+            outcome.append(None)
+        except BaseException as err:
+            outcome.append(err)
+
+    thread = threading.Thread(target=attempt, daemon=True)
+    thread.start()
+    thread.join(FIFO_WAIT_S)
+    if thread.is_alive():
+        _unblock(bad)
+        thread.join(FIFO_WAIT_S)
+        pytest.fail(f"{name} blocked on a {not_file} at {bad}")
+    (err,) = outcome
+    assert isinstance(err, EmbedlabError), f"{name}: {err!r}"
+    message = str(err)
+    assert str(bad) in message and says in message, message
+    assert "no such" not in message.lower() and message.isprintable(), message
+
+
+@pytest.mark.parametrize("not_file", NOT_FILES)
+def test_a_query_on_a_path_that_is_not_a_file_is_one_line(tmp_path, run_cli, not_file):
+    make, says = NOT_FILES[not_file]
+    make(tmp_path / "table.txt")
+    err = _one_line_error(run_cli, "neighbors", str(tmp_path / "table.txt"), "king")
+    assert str(tmp_path / "table.txt") in err and says in err, err

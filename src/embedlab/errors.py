@@ -50,6 +50,16 @@ class MissingDataError(EmbedlabError, FileNotFoundError):
     """A file, folder or built-in data package that is not there."""
 
 
+class OutputExistsError(EmbedlabError, FileExistsError):
+    """An output that was to be created new, found already there at the moment of creation (another
+    process wrote it first): what was there is left as it was."""
+
+
+class FileChangedError(EmbedlabError):
+    """A file read in parts (memory-mapped) that changed on disk since it was opened: its rows can no
+    longer be trusted, nor safely touched (a mapping of a file cut short kills the process)."""
+
+
 class BusyError(EmbedlabError):
     """A background job (a training run, a race) was started while another one is running."""
 

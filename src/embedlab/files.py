@@ -2,11 +2,17 @@
 folder where data built once is kept, values made fit for strict JSON, and reading files that may
 not be what they claim.
 
+    check_path(path, what)               refuse an empty path ("" is Path("."), the current folder)
+    special_kind(path)                   what a non-file path is: "a folder", "a FIFO (named pipe)", ...
+    file_exists(path, expected)          True (a file), False (nothing there), else an error saying what is there
+    readable_file(path, expected)        the path of a regular file, else an error saying what it is instead
     file_kind(path)                      what a file holds, in words: "text", "a gzip-compressed file", ...
     not_readable(path, expected, ...)    the FileFormatError naming the file, what was expected and what it holds
     read_json(path, what, recover)       a JSON file embedlab wrote; a damaged one says how to recover
     atomic_write_text(path, text)        readers see the old file or the new one, never a part
     with atomic_writer(path, "wb") as f  the same for a stream
+    atomic_writer(path, replace=False)   ... and created exclusively: if `path` appeared meanwhile, OutputExistsError
+    FileStamp.of(path).check()           a file mapped for reading has not changed (a cut one would kill the reader)
     cache_dir()                          $EMBEDLAB_CACHE, else $XDG_CACHE_HOME/embedlab, else ~/.cache/embedlab
     json_safe(value)                     NumPy scalars -> numbers, arrays and tuples -> lists, NaN/±inf -> None,
                                          a dataclass -> the dict of its fields
@@ -17,9 +23,11 @@ not be what they claim.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import math
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,10 +36,30 @@ from typing import IO, Annotated
 
 import numpy as np
 
-from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, plain
+from embedlab.errors import (
+    EmbedlabError,
+    FileChangedError,
+    FileFormatError,
+    InvalidValueError,
+    MissingDataError,
+    OutputExistsError,
+    plain,
+)
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)  # read once: os.umask can only be read by setting it
+
+
+def check_path(path: str | Path, what: str = "a path") -> str | Path:
+    """`path` unless it is empty: Path("") is Path("."), so an empty string (a variable that was
+    never set, a quoted nothing) would read or write the current folder.
+
+    >>> check_path("t.txt")
+    't.txt'
+    """
+    if isinstance(path, str) and not path.strip():
+        raise InvalidValueError(f"{what} is empty ({path!r}); give a file or folder name ('.' for the current folder)")
+    return path
 
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
@@ -43,31 +71,85 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
 
 
 @contextmanager
-def atomic_writer(path: str | Path, mode: str = "wb") -> Iterator[IO]:
+def atomic_writer(path: str | Path, mode: str = "wb", replace: bool = True) -> Iterator[IO]:
     """Open a temporary file beside `path` for writing ("w" text UTF-8, or "wb"); on a clean exit
     it replaces `path`, on any error it is removed and `path` is untouched.
+
+    replace False: `path` must be new at the moment it is created, not only when the caller looked:
+    the finished file is hard-linked into place, which fails if anything is there by then (another
+    process writing the same new output), and OutputExistsError names `path`, left as it was.
+    Of two writers of one new path, exactly one wins.
 
     The temporary file sits in the same folder, so the rename stays on one filesystem. Use this to
     stream large files (a table of 30,000 rows as text) without holding them in memory.
     """
-    path = Path(path)
+    path = Path(check_path(path, "an output path"))
     if mode not in ("w", "wb"):
         raise InvalidValueError(f"mode must be 'w' or 'wb'; got {mode!r}")
     if path.is_dir():
         raise InvalidValueError(f"{path} is a folder; give a file name to write to")
+    if not replace and os.path.lexists(path):  # fail before the work; the link below decides
+        raise _exists(path)
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; the file gets what open() would give it
         with os.fdopen(fd, mode, **({"encoding": "utf-8"} if mode == "w" else {})) as f:
             yield f
-        os.replace(tmp, path)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            _link_new(tmp, path)
     except BaseException as err:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, OSError):  # name the file the caller asked for, not the temporary one
+        if isinstance(err, OSError) and not isinstance(
+            err, EmbedlabError
+        ):  # name the caller's file, not the temporary one
             raise OSError(err.errno, err.strerror, str(path)) from err
         raise
+
+
+def _link_new(tmp: str, path: Path) -> None:
+    """Put the finished temporary file `tmp` at `path` only if nothing is there: os.link is atomic
+    and fails with EEXIST, so of two writers exactly one gets the name."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise _exists(path) from None
+    except OSError as err:  # a filesystem without hard links (EPERM, ENOTSUP): claim the name, then rename
+        if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV):
+            raise
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666 & ~_UMASK))
+        except FileExistsError:
+            raise _exists(path) from None
+        os.replace(tmp, path)
+        return
+    os.unlink(tmp)
+
+
+def _exists(path: Path) -> OutputExistsError:
+    return OutputExistsError(f"{path} already exists (another writer created it first); it was left as it was")
+
+
+def make_new_folder(path: str | Path, claim: str) -> Path:
+    """Take the folder `path` (made with its parents if missing; else it must be empty) for one
+    writer, by creating its first file `claim` (empty, for the writer to write over) exclusively:
+    of two writers of one new folder, exactly one gets it, and the other gets OutputExistsError
+    naming it, before either writes anything else. -> path"""
+    path = Path(check_path(path, "an output folder"))
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path / claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666 & ~_UMASK))
+    except FileExistsError:
+        raise OutputExistsError(
+            f"{path} was taken by another writer ({claim} appeared); choose another folder"
+        ) from None
+    if any(p.name != claim for p in path.iterdir()):
+        (path / claim).unlink()
+        raise OutputExistsError(f"{path} is not empty; choose another folder")
+    return path
 
 
 def cache_dir() -> Path:
@@ -115,6 +197,55 @@ def json_safe(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+# ----- files read in parts: memory-mapped, so they must not change underneath ----------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class FileStamp:
+    """What a file was when it was opened to be read in parts (memory-mapped): its identity, size
+    and modification time. A mapped file that another process cuts short kills the reader with
+    SIGBUS the moment a page past the new end is touched, so every read through a mapping checks
+    the stamp first (`check`): a file changed in any way is an error, never a dead process.
+
+    >>> stamp = FileStamp.of(__file__); stamp.check()
+    """
+
+    path: Path
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, path: str | Path) -> FileStamp:
+        st = os.stat(path)
+        return cls(Path(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def changed(self) -> str | None:
+        """How the file differs from the stamp, in words, or None if it does not."""
+        try:
+            now = FileStamp.of(self.path)
+        except OSError:
+            return "it was removed"
+        if (now.device, now.inode) != (self.device, self.inode):
+            return "another file was put in its place"
+        if now.size != self.size:
+            return f"its size went from {self.size:,} to {now.size:,} bytes"
+        if now.mtime_ns != self.mtime_ns:
+            return "it was written again"
+        return None
+
+    def check(self, name: str | None = None) -> None:
+        """Raise FileChangedError, naming `name` (default: the file) and how it changed, unless the
+        file is as stamped."""
+        how = self.changed()
+        if how is not None:
+            raise FileChangedError(
+                f"{name or self.path}: the file it reads in parts changed on disk since it was loaded ({how}); "
+                "its rows are no longer read: load it again"
+            )
 
 
 # ----- reading: files that are not what they claim ------------------------------------------------
@@ -180,8 +311,56 @@ def content_kind(head: bytes, size: int | None = None) -> str:
     return "text"
 
 
+# What a path that is not a regular file is, and why a reader cannot read it as one.
+_SPECIAL = (
+    (stat.S_ISDIR, "a folder", "a folder is no file: name a file in it"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)", "a pipe has no size and is read once, as it is written; save it to a file"),
+    (stat.S_ISCHR, "a character device", "a device is no file: it has no size and no end, or no content"),
+    (stat.S_ISBLK, "a block device", "a device is no file: name a file"),
+    (stat.S_ISSOCK, "a socket", "a socket is no file and cannot be opened as one"),
+)
+
+
+def special_kind(path: str | Path) -> str | None:
+    """What `path` is when it exists and is not a regular file ("a folder", "a FIFO (named pipe)",
+    "a character device", ...) with why it cannot be read as a file; None for a regular file or no
+    file at all. Never opens `path`: opening a FIFO to read it waits for a writer, forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    for test, kind, why in _SPECIAL:
+        if test(mode):
+            return f"{kind}, not a file ({why})"
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def file_exists(path: str | Path, expected: str) -> bool:
+    """True for a regular file at `path`, False for nothing there; a folder, FIFO, device or socket
+    (or an empty path) raises FileFormatError saying what it is, never "missing". For the checks
+    `if not file_exists(path, "a checkpoint"): raise MissingDataError(...)`."""
+    return readable_file(path, expected).exists() if os.path.lexists(path) else False
+
+
+def readable_file(path: str | Path, expected: str) -> Path:
+    """`path` if it is a regular file; else MissingDataError (nothing there) or FileFormatError saying
+    what it is instead and why it cannot be read ("t.txt: expected word2vec text; found a FIFO
+    (named pipe), not a file (...)"), without opening it."""
+    path = Path(check_path(path, f"the path of {expected}"))
+    kind = special_kind(path)
+    if kind is not None:
+        raise FileFormatError(f"{path}: expected {expected}; found {kind}")
+    if not os.path.exists(path):
+        raise MissingDataError(f"no {expected} at {path}: no such file")
+    return path
+
+
 def file_kind(path: str | Path) -> str:
-    """content_kind of the file at `path` (its first HEAD_BYTES bytes)."""
+    """content_kind of the file at `path` (its first HEAD_BYTES bytes); for a path that is not a
+    regular file, what it is instead (special_kind), without opening it."""
+    special = special_kind(path)
+    if special is not None:
+        return special
     with open(path, "rb") as f:
         head = f.read(HEAD_BYTES)
         size = os.fstat(f.fileno()).st_size
@@ -238,6 +417,8 @@ def read_json(path: str | Path, what: str, recover: str, expect: type = dict, ke
          column 9); remove the folder, or force to start a new race there"
     """
     path = Path(path)
+    if (special := special_kind(path)) is not None:
+        raise FileFormatError(f"{path}: not a readable {what} (found {special}); {recover}")
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -2,17 +2,26 @@
 
 A file is replaced only with --force (tokenizer train, export: tests/cli/test_vectors_cli.py); a
 run folder must be new or empty, or be resumed (train: tests/cli/test_train_cli.py; arena). A
-refusal is one line naming the path, exit 2, before any work, and changes nothing.
+refusal is one line naming the path, exit 2, before any work, and changes nothing. The rule holds
+at the moment of creation too: of two commands writing one new output at once, exactly one wins.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
+import numpy as np
 import pytest
+
+from embedlab.vectors import Vectors
+from embedlab.vectors.io import EXTENSIONS, FORMATS, output_files
 
 TEXT = "the cat sat on the mat\nthe dog sat on the log\n" * 50
 OLD = b"an earlier file"
+_EXTENSION = {format: ext for ext, format in reversed(EXTENSIONS.items())}  # format -> an extension it takes
 
 
 @pytest.fixture
@@ -77,3 +86,64 @@ def test_arena_refuses_a_file_and_another_race(run_cli, tmp_path):
     err = _refused(run_cli, ("arena", "--quick", "--out", str(full)), full, names_force=False)
     assert "holds a full race" in err and "force" in err
     assert _files(full) == before
+
+
+# --- two commands writing one new output at once: exactly one wins -----------------------------------
+
+RACE_TIMEOUT_S = 300  # two processes importing torch and writing a small table: ~10 s each on a loaded 2-core machine
+
+
+def _at_once(*commands: list[str]) -> list[subprocess.CompletedProcess]:
+    """Start `python -m embedlab ARGS` for each of `commands` together; -> their results, in order."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "embedlab", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )  # fmt: skip
+        for args in commands
+    ]
+    return [subprocess.CompletedProcess(p.args, p.wait(RACE_TIMEOUT_S), *p.communicate()) for p in procs]
+
+
+def _one_won(results: list[subprocess.CompletedProcess], path) -> subprocess.CompletedProcess:
+    """Exactly one result succeeded; the other exited 2 with one line naming `path`. -> the winner."""
+    codes = sorted(r.returncode for r in results)
+    assert codes == [0, 2], [(r.returncode, r.stderr[-500:]) for r in results]
+    loser = next(r for r in results if r.returncode == 2)
+    assert str(path) in loser.stderr and loser.stderr.count("\n") == 1 and "Traceback" not in loser.stderr, loser.stderr
+    return next(r for r in results if r.returncode == 0)
+
+
+@pytest.fixture(scope="module")
+def big_table(tmp_path_factory):
+    """A word2vec text table big enough (20,000 × 64) that loading it outlasts two processes' start,
+    so both pass the start's check before either writes: the race is then decided at creation."""
+    rng = np.random.default_rng(0)
+    path = tmp_path_factory.mktemp("tables") / "big.txt"
+    Vectors([f"w{i}" for i in range(20_000)], rng.standard_normal((20_000, 64)).astype(np.float32)).save(path)
+    return path
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_two_exports_to_one_new_path_at_once_one_wins(tmp_path, big_table, format):
+    """Every format of the registry: both exports start, exactly one writes, the other exits 2."""
+    out = tmp_path / f"out{_EXTENSION.get(format, '')}"
+    command = ["export", str(big_table), "--format", format, "--out", str(out), "--json"]
+    winner = _one_won(_at_once(command, command), out)
+    written = [Path(p) for p in json.loads(winner.stdout)["files"]]
+    assert set(written) == set(output_files(out, format))
+    assert len(Vectors.load(out)) == 20_000  # whole: one writer's files, read back
+
+
+def test_two_graphs_to_one_new_path_at_once_one_wins(tmp_path):
+    out = tmp_path / "karate.txt"
+    command = ["graph", "karate", "--out", str(out), "--walks", "2", "--length", "10", "--threads", "1"]
+    _one_won(_at_once(command, command), out)
+    assert len(Vectors.load(out)) == 34
+
+
+def test_two_trainings_into_one_new_folder_at_once_one_wins(tmp_path, corpus):
+    out = tmp_path / "run"
+    command = ["train", str(corpus), "--out", str(out), "--min-count", "1", "--dim", "8", "--epochs", "1",
+               "--threads", "1", "--no-evaluate"]  # fmt: skip
+    _one_won(_at_once(command, command), out)
+    assert json.loads((out / "run.json").read_text())["status"] == "finished"

@@ -122,6 +122,12 @@ def serving(tables: list[str], cache: Path) -> Iterator[str]:
         server.communicate(timeout=30)
 
 
+@pytest.fixture
+def serve():
+    """serve(tables, cache): the context manager `serving`, for a test that needs its own lab process."""
+    return serving
+
+
 @pytest.fixture(scope="session")
 def lab_url(lab_run, lab_cache):
     """A real `embedlab lab` process serving minilm and the small run; its base URL."""

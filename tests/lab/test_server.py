@@ -66,3 +66,31 @@ def test_a_request_the_framework_refuses_is_a_json_error(client):
     r = client.post("/api/training/start", content=b'{"corpus": "\xff"}', headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and r.json() == {"error": "There was an error parsing the body"}
     assert client.get("/api/no-such-page").json() == {"error": "Not Found"}
+
+
+def test_a_served_file_cut_short_is_an_error_for_the_request_not_a_dead_server(subword_bin, serve, tmp_path):
+    """A real `embedlab lab` serving a copy of a fastText .bin (its rows memory-mapped): the file is
+    cut short in place by another process while the lab runs; the next request that reads its rows
+    is a 409 naming the change, and the server still answers (a stale mapping would SIGBUS it)."""
+    import shutil
+    import urllib.error
+
+    served = tmp_path / "served.bin"
+    shutil.copy(subword_bin, served)
+    unseen = "/api/subwords/unseen?table=served.bin&word=zzyzxq"
+
+    def get(url: str) -> tuple[int, dict]:
+        try:
+            with urllib.request.urlopen(url, timeout=60) as r:
+                return r.status, json.load(r)
+        except urllib.error.HTTPError as err:
+            return err.code, json.load(err)
+
+    with serve([str(served)], tmp_path / "cache") as url:
+        status, _ = get(url + unseen)
+        assert status == 200  # the rows read through the mapping while the file is whole
+        with open(served, "r+b") as f:
+            f.truncate(4096)  # the same file, cut short under the server's mapping
+        status, answer = get(url + unseen)
+        assert status == 409 and "changed on disk" in answer["error"] and "4,096 bytes" in answer["error"], answer
+        assert get(url + "/api/tables") == (200, {"tables": ["served.bin"]})  # still serving

@@ -303,16 +303,49 @@ def test_corrupt_file_gives_one_clear_error(tmp_path, case):
     assert str(tmp_path / name) in str(info.value)
 
 
+SENTINEL = np.float32(1234.5)  # a value each format spells once (float32 bytes or "1234.5"), replaced by NaN or ±inf
+
+
+def _poke(files: list, value: float) -> None:
+    """Replace SENTINEL by `value` in the one of `files` that holds it, as that file spells numbers:
+    little-endian float32 bytes (binary formats) or text ("nan", "inf", "-inf")."""
+    binary, text = SENTINEL.astype("<f4").tobytes(), b"1234.5"
+    for path in files:
+        data = path.read_bytes()
+        if data.count(binary) == 1:
+            path.write_bytes(data.replace(binary, np.float32(value).astype("<f4").tobytes()))
+            return
+        if data.count(text) == 1:
+            path.write_bytes(data.replace(text, str(value).encode()))
+            return
+    raise AssertionError(f"no file of {files} holds {SENTINEL} once")
+
+
 @pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
 @pytest.mark.parametrize("format", FORMATS)
 def test_a_file_holding_nan_or_inf_names_the_file_key_and_column(tmp_path, format, value):
+    """Every format of the registry, text or binary: a NaN or ±inf in a file is refused on read."""
     table = small_table()
-    table.vectors[3, 2] = value  # row 3 is "king"
-    write_table(table, tmp_path / NAMES[format], format)
+    table.vectors[3, 2] = SENTINEL  # row 3 is "king"
+    written = write_table(table, tmp_path / NAMES[format], format)
+    _poke(written, value)
     with pytest.raises(FileFormatError, match=r"row 3 \('king'\) column 2 holds -?(nan|inf)") as info:
         read_table(tmp_path / NAMES[format])
     vectors_file = tmp_path / NAMES[format] / "vectors.tsv" if format == "projector" else tmp_path / NAMES[format]
     assert str(info.value).startswith(str(vectors_file))
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("format", FORMATS)
+def test_a_table_holding_nan_or_inf_is_never_written(tmp_path, format, value):
+    """Every format of the registry: the write is refused before any file is touched, naming the
+    path, the key and the column, so no file is made that a reader (ours or a peer's) refuses."""
+    table = small_table()
+    table.vectors[3, 2] = value
+    with pytest.raises(InvalidValueError, match=r"row 3 \('king'\) column 2 holds -?(nan|inf)") as info:
+        write_table(table, tmp_path / NAMES[format], format)
+    assert str(tmp_path / NAMES[format]) in str(info.value)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_text_formats_name_the_line_of_a_nan(tmp_path):

@@ -13,9 +13,10 @@ import pytest
 from gensim.models import FastText
 
 from embedlab.data.corpora import open_corpus
-from embedlab.errors import InvalidValueError, UnknownKeyError
+from embedlab.errors import FileChangedError, FileFormatError, InvalidValueError, UnknownKeyError
 from embedlab.hashing import ngram_buckets
 from embedlab.vectors import SubwordVectors, Vectors
+from embedlab.vectors.subword import load
 
 SAME = 1e-6  # float32 vectors computed in another order (the brief's tolerance; most agree to the bit)
 SCORE = 1e-5  # cosines from another float32 matrix product (gensim divides by norms, we use unit rows)
@@ -223,3 +224,109 @@ def test_compare_takes_a_subword_table_by_its_whole_words(trained):
     result = compare_tables(ours, plain, k=5)
     assert (result.shared, result.only_a, result.only_b) == (len(plain), len(ours) - len(plain), 0)
     assert result.residual == pytest.approx(0.0, abs=1e-6) and max(m.displacement for m in result.movers) < 1e-5
+
+
+# ----- every subword file: NaN or ±inf is refused where it is used, a changed file is an error -------
+
+SENTINEL = np.float32(1234.5)  # a value each file holds once (as float32 bytes), replaced by NaN or ±inf
+WORDS = ["cat", "dog", "bird", "fish", "horse"]
+STRANGER = "zebrafish"  # no row of its own: its vector is made from bucket rows alone
+BUCKETS, DIM, MIN_N, MAX_N = 2000, 4, 3, 5
+
+
+def _subword_table(floret: bool) -> SubwordVectors:
+    rng = np.random.default_rng(0)
+    word_rows = None if floret else rng.standard_normal((len(WORDS), DIM)).astype(np.float32)
+    ngram_rows = rng.standard_normal((BUCKETS, DIM)).astype(np.float32)
+    return SubwordVectors(WORDS, word_rows, ngram_rows, [5] * len(WORDS), min_n=MIN_N, max_n=MAX_N,
+                          hash_count=2 if floret else None)  # fmt: skip
+
+
+def _save_bin(table, folder):
+    table.save(folder / "t.bin")
+    return folder / "t.bin", folder / "t.bin"
+
+
+def _save_run(table, folder):
+    """A subword run folder as `embedlab train --subwords` leaves it: the table and subwords.safetensors."""
+    from embedlab.train.subwords import write_subwords
+    from embedlab.vectors.io import RUN_SUBWORDS, RUN_TABLE
+
+    out = folder / "run"
+    out.mkdir()
+    Vectors(table.index_to_key, table.vectors, table.counts).save(out / RUN_TABLE)
+    write_subwords(out / RUN_SUBWORDS, table.word_rows, table.ngram_rows, np.ones(BUCKETS, np.int64), min_n=MIN_N,
+                   max_n=MAX_N, hash_count=table.hash_count)  # fmt: skip
+    return out, out / RUN_SUBWORDS
+
+
+SUBWORD_FILES = {  # name -> (floret?, save(table, folder) -> (what load takes, the file holding the rows))
+    "fastText .bin": (False, _save_bin),
+    "floret .bin": (True, _save_bin),
+    "fastText run folder": (False, _save_run),
+    "floret run folder": (True, _save_run),
+}
+PLACES = ("word row", "bucket row of a word", "bucket row of an unseen word")
+
+
+def _place(table: SubwordVectors, place: str) -> tuple[str, str]:
+    """Put SENTINEL at `place` -> (the key whose vector reads it, the words the error must hold)."""
+    if place == "word row":
+        table._word_rows[1, 2] = SENTINEL
+        return WORDS[1], r"row 1 \('dog'\) column 2 holds"
+    words = [*WORDS] if place == "bucket row of a word" else [STRANGER]
+    used = {int(b) for w in WORDS for b in ngram_buckets(w, MIN_N, MAX_N, BUCKETS, hash_count=table.hash_count)}
+    mine = [int(b) for b in ngram_buckets(words[-1], MIN_N, MAX_N, BUCKETS, hash_count=table.hash_count)]
+    bucket = next(b for b in mine if (b in used) == (place == "bucket row of a word"))
+    table._ngram_rows[bucket, 3] = SENTINEL
+    return words[-1], rf"bucket row {bucket} column 3 holds"
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+@pytest.mark.parametrize("place", PLACES)
+@pytest.mark.parametrize("source", SUBWORD_FILES)
+def test_nan_or_inf_in_any_subword_file_is_refused_where_it_is_used(tmp_path, source, place, value):
+    """Every subword file (fastText's and floret's .bin, a run folder of each), every kind of row:
+    the value is refused before it is used (a vector, a neighbour list), naming the row and column;
+    and never written: saving a table holding it is refused."""
+    floret, save = SUBWORD_FILES[source]
+    if floret and place == "word row":
+        pytest.skip("floret keeps no word rows")
+    table = _subword_table(floret)
+    key, says = _place(table, place)
+    path, rows_file = save(table, tmp_path)
+    data = rows_file.read_bytes()
+    assert data.count(SENTINEL.tobytes()) == 1
+    rows_file.write_bytes(data.replace(SENTINEL.tobytes(), np.float32(value).tobytes()))
+    loaded = load(path)
+    assert isinstance(loaded, SubwordVectors)
+    with pytest.raises(FileFormatError, match=says) as info:
+        loaded.most_similar(key)  # a whole word's vector, or an unseen word's from its buckets
+    assert str(path) in str(info.value)
+
+    poisoned = _subword_table(floret)
+    _place(poisoned, place)
+    rows = poisoned._word_rows if place == "word row" else poisoned._ngram_rows
+    rows[rows == SENTINEL] = value
+    again = tmp_path / "again"
+    again.mkdir()
+    with pytest.raises(InvalidValueError, match=r"holds -?(nan|inf)"):  # FileFormatError is one too
+        poisoned.save(again / "t.bin")
+    assert list(again.iterdir()) == []
+
+
+@pytest.mark.parametrize("source", SUBWORD_FILES)
+def test_a_mapped_subword_file_that_changes_is_an_error_not_a_crash(tmp_path, source):
+    """Every subword file whose rows are mapped: cut short or written again after loading, the next
+    read through the mapping is FileChangedError saying how it changed, never SIGBUS (which would
+    kill this test's process, failing it)."""
+    floret, save = SUBWORD_FILES[source]
+    path, rows_file = save(_subword_table(floret), tmp_path)
+    table = load(path)
+    assert len(table[STRANGER]) == DIM  # read through the mapping while it is whole
+    with open(rows_file, "r+b") as f:
+        f.truncate(64)  # in place: the same file, cut short under the mapping
+    with pytest.raises(FileChangedError, match="size went from .* to 64 bytes"):
+        table[STRANGER]
+    with pytest.raises(FileChangedError):
+        table.most_similar(WORDS[0])  # the first whole-word query composes from the mapped rows

@@ -33,7 +33,7 @@ from embedlab.arena.flops import CLOCKS
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strategy
 from embedlab.arena.tasks import orderings, results
 from embedlab.errors import FileFormatError, InvalidValueError, check_choice
-from embedlab.files import atomic_write_text, json_safe, read_json
+from embedlab.files import atomic_write_text, check_path, file_exists, json_safe, read_json
 
 log = logging.getLogger("embedlab")
 
@@ -82,10 +82,10 @@ class Race:
         names = tuple(strategy(name).name for name in (strategies or budget.strategies or STRATEGIES))
         tasks = tuple(check_choice("task", task, TASKS) for task in (tasks or TASKS))
         device = check_device(device)
-        folder = Path(folder)
+        folder = Path(check_path(folder, "a race's folder"))
         setting = {"budget": asdict(budget), "device": device}
         race_file = folder / RACE_FILE
-        if race_file.is_file():
+        if file_exists(race_file, "a race setting"):
             before = cls.read_setting(folder) if not force else None  # force starts over, even on a damaged race.json
             if before is not None and not _same_setting(before, setting):
                 raise InvalidValueError(
@@ -128,7 +128,7 @@ class Race:
     def read_results(folder: str | Path) -> dict | None:
         """The summary in `folder`'s results.json (what `run` returned), or None before the race ends."""
         path = Path(folder) / RESULTS_FILE
-        if not path.is_file():
+        if not file_exists(path, "a race results file"):
             return None
         recover = "run the race again to write it (its finished runs are kept), or remove it"
         return read_json(path, "race results file", recover, keys=("strategies", "tasks", "results", "runs"))
@@ -146,7 +146,7 @@ class Race:
         done = {}
         for name, seed in self.pairs():
             path = self.run_file(name, seed)
-            if path.is_file():
+            if file_exists(path, "a finished run"):
                 recover = "remove it, and the race trains that run again when it resumes"
                 done[name, seed] = read_json(path, "arena run", recover, keys=_RUN_FIELDS)
         return done

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import CLOCKS, DEVICES, STRATEGIES, TASKS
-from embedlab.cli.options import JsonFlag
+from embedlab.cli.options import JsonFlag, path_value
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 def arena(
     out: Annotated[
         Path,
-        typer.Option("--out", "-o", metavar="DIR", help="The race's folder (results.json, figures, runs)."),
+        typer.Option(
+            "--out", "-o", parser=path_value, metavar="DIR", help="The race's folder (results.json, figures, runs)."
+        ),
     ],
     quick: Annotated[bool, typer.Option("--quick", help="The quick race (about 3 minutes), not the full one.")] = False,
     tasks: Annotated[

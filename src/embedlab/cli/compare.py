@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import RESAMPLES
-from embedlab.cli.options import JsonFlag
+from embedlab.cli.options import JsonFlag, path_text
 from embedlab.cli.vectors import load, working
 
 if TYPE_CHECKING:
@@ -24,9 +24,13 @@ if TYPE_CHECKING:
 def compare(
     a: Annotated[
         str,
-        typer.Argument(metavar="A", help="Table A: a built-in table (minilm), a vectors file or a run folder."),
+        typer.Argument(
+            parser=path_text, metavar="A", help="Table A: a built-in table (minilm), a vectors file or a run folder."
+        ),
     ],
-    b: Annotated[str, typer.Argument(metavar="B", help="Table B, compared with A on the keys both hold.")],
+    b: Annotated[
+        str, typer.Argument(parser=path_text, metavar="B", help="Table B, compared with A on the keys both hold.")
+    ],
     k: Annotated[int, typer.Option("-k", metavar="K", help="Neighbours per key for Jaccard@k (1..100).")] = 10,
     top: Annotated[int, typer.Option("--top", metavar="N", help="Largest movers to list (1..1000).")] = 20,
     evaluate: Annotated[

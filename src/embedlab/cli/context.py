@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import NEAREST, POOLINGS
-from embedlab.cli.options import JsonFlag
+from embedlab.cli.options import JsonFlag, path_text
 from embedlab.errors import check_int
 
 if TYPE_CHECKING:
@@ -47,7 +47,9 @@ def context(
     ] = NEAREST,
     model: Annotated[
         str,
-        typer.Option("--model", "-m", metavar="NAME", help="A built-in model (minilm) or a BERT-family folder."),
+        typer.Option(
+            "--model", "-m", parser=path_text, metavar="NAME", help="A built-in model (minilm) or a BERT-family folder."
+        ),
     ] = "minilm",
     as_json: JsonFlag = False,
 ) -> None:

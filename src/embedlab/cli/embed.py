@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from embedlab.cli.options import JsonFlag
+from embedlab.cli.options import JsonFlag, path_text
 from embedlab.errors import check_int
 
 if TYPE_CHECKING:
@@ -25,7 +25,13 @@ def embed(
     text: Annotated[str, typer.Argument(metavar="TEXT", help="The text to embed (sentence A).")],
     model: Annotated[
         str,
-        typer.Option("--model", "-m", metavar="NAME", help="A built-in model (minilm) or a HuggingFace-format folder."),
+        typer.Option(
+            "--model",
+            "-m",
+            parser=path_text,
+            metavar="NAME",
+            help="A built-in model (minilm) or a HuggingFace-format folder.",
+        ),
     ] = "minilm",
     pair: Annotated[
         str | None,

@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from embedlab.cli.choices import GRAPH_DIM, GRAPH_WINDOW, GRAPHS
-from embedlab.cli.options import ForceFlag, JsonFlag, refuse_existing
+from embedlab.cli.options import ForceFlag, JsonFlag, path_text, refuse_existing
 from embedlab.errors import InvalidValueError
 
 PLANTED = "planted"
@@ -29,6 +29,7 @@ def graph(
         typer.Option(
             "--out",
             "-o",
+            parser=path_text,
             metavar="PATH",
             help="Write the node table here (format by extension: .txt, .safetensors, …; none: a projector folder).",
         ),
@@ -82,7 +83,7 @@ def graph(
     config = train_config(dim=dim, window=window, epochs=epochs, seed=seed, threads=threads)
     answer: dict = {"graph": g.name, "nodes": g.nodes, "edges": g.edges, "walks": walk.__dict__, "dim": dim}
     if out is not None:
-        written = embed_graph(g, walk, config).save(out)
+        written = embed_graph(g, walk, config).save(out, replace=force)  # exclusive unless --force
         answer["files"] = [str(path) for path in written]
     if evaluate:
         from embedlab.graphs.report import measure

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from embedlab.cli.options import path_text
 from embedlab.errors import check_int
 
 
@@ -18,7 +19,10 @@ def lab(
     vectors: Annotated[
         list[str] | None,
         typer.Option(
-            "--vectors", metavar="TABLE", help="A table to serve: minilm or a path (repeatable; default: minilm)."
+            "--vectors",
+            parser=path_text,
+            metavar="TABLE",
+            help="A table to serve: minilm or a path (repeatable; default: minilm).",
         ),
     ] = None,
     host: Annotated[

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import SPLITS, TIE_RULES
-from embedlab.cli.options import ForceFlag, JsonFlag, refuse_existing
+from embedlab.cli.options import ForceFlag, JsonFlag, path_text, path_value, refuse_existing
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice
 from embedlab.sizing.memory import check_memory
 
@@ -45,7 +45,9 @@ TIE_HELP = "; ".join(f"{name}: {rule}" for name, rule in TIE_RULES.items())
 def train(
     corpus: Annotated[
         str,
-        typer.Argument(metavar="CORPUS", help="A built-in corpus (gcide, enwiki-sample) or a text file."),
+        typer.Argument(
+            parser=path_text, metavar="CORPUS", help="A built-in corpus (gcide, enwiki-sample) or a text file."
+        ),
     ],
     vocab_size: Annotated[
         int,
@@ -55,7 +57,9 @@ def train(
             help="Tokens in all: the alphabet (256 bytes, or the text's characters) and the merges.",
         ),
     ],
-    out: Annotated[Path, typer.Option("--out", metavar="PATH", help="Where to write the tokenizer (JSON).")],
+    out: Annotated[
+        Path, typer.Option("--out", parser=path_value, metavar="PATH", help="Where to write the tokenizer (JSON).")
+    ],
     reference: Annotated[
         bool, typer.Option("--reference", help="Use embedlab's readable trainer instead of HF tokenizers.")
     ] = False,
@@ -211,7 +215,9 @@ def tokenize(
     text: Annotated[str, typer.Argument(metavar="TEXT", help="The text to split into pieces.")],
     tokenizer: Annotated[
         str,
-        typer.Option("--tokenizer", "-t", metavar="NAME", help="A tokenizer file, a model folder, or minilm."),
+        typer.Option(
+            "--tokenizer", "-t", parser=path_text, metavar="NAME", help="A tokenizer file, a model folder, or minilm."
+        ),
     ] = "minilm",
     as_json: JsonFlag = False,
 ) -> None:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import DEVICES, MAX_HASH_COUNT, METHODS
-from embedlab.cli.options import JsonFlag
+from embedlab.cli.options import JsonFlag, path_text, path_value
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -38,11 +38,19 @@ if TYPE_CHECKING:
 def train(
     corpus: Annotated[
         str,
-        typer.Argument(metavar="CORPUS", help="A built-in corpus (enwiki-sample, gcide) or a UTF-8 text file."),
+        typer.Argument(
+            parser=path_text, metavar="CORPUS", help="A built-in corpus (enwiki-sample, gcide) or a UTF-8 text file."
+        ),
     ],
     out: Annotated[
         Path,
-        typer.Option("--out", "-o", metavar="DIR", help="Output folder: new or empty (or the run to --resume)."),
+        typer.Option(
+            "--out",
+            "-o",
+            parser=path_value,
+            metavar="DIR",
+            help="Output folder: new or empty (or the run to --resume).",
+        ),
     ],
     method: Annotated[
         str | None,
@@ -126,6 +134,7 @@ def train(
         str | None,
         typer.Option(
             "--init-from",
+            parser=path_text,
             metavar="TABLE",
             help="Start the table's rows from TABLE's rows of the same key (a built-in model such as minilm, a run "
             "folder, a .txt/.bin/.safetensors file; its width must be --dim); other rows keep the run's init.",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import ANALOGY_METHODS, EXTENSIONS, FORMATS, METRICS, RESAMPLES
-from embedlab.cli.options import ForceFlag, JsonFlag, refuse_existing
+from embedlab.cli.options import ForceFlag, JsonFlag, path_text, refuse_existing
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 VectorsArg = Annotated[
     str,
     typer.Argument(
-        metavar="VECTORS", help="A built-in table (minilm), or a vectors file or folder (word2vec, safetensors...)."
+        parser=path_text,
+        metavar="VECTORS",
+        help="A built-in table (minilm), or a vectors file or folder (word2vec, safetensors...).",
     ),
 ]
 TopK = Annotated[int, typer.Option("-k", "--topn", metavar="K", help="How many answers to show.")]
@@ -192,7 +194,10 @@ def evaluate(
 def export(
     vectors: VectorsArg,
     out: Annotated[
-        str, typer.Option("--out", "-o", metavar="PATH", help="File to write (a folder for --format projector).")
+        str,
+        typer.Option(
+            "--out", "-o", parser=path_text, metavar="PATH", help="File to write (a folder for --format projector)."
+        ),
     ],
     format: Annotated[
         str | None,
@@ -218,7 +223,7 @@ def export(
     table = load(vectors, as_json)
     chosen = table.save_format(out, format)  # a subword table's .bin is fastText's format
     with working(f"writing {chosen}", as_json):
-        written = table.save(out, format)
+        written = table.save(out, format, replace=force)  # exclusive: another writer since the check loses
     if as_json:
         typer.echo(
             json.dumps(

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from embedlab.data.benchmarks import gensim_test_file
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_int
-from embedlab.files import file_kind
+from embedlab.files import check_path, file_exists, file_kind
 
 log = logging.getLogger("embedlab")
 
@@ -57,8 +57,8 @@ def open_corpus(name_or_path: str | Path) -> Corpus:
         return Corpus("gcide", GCIDE_PATH, gcide_lines)
     if key == "enwiki-sample":
         return Corpus("enwiki-sample", gensim_test_file(ENWIKI_FILE, "the enwiki-sample corpus"), wiki_lines)
-    path = Path(name_or_path)
-    if not path.is_file():
+    path = Path(check_path(name_or_path, "a corpus's name or path"))
+    if not file_exists(path, "a corpus of UTF-8 text"):
         raise MissingDataError(f"corpus {key!r} is neither a built-in name ({', '.join(CORPORA)}) nor a file")
     if path.stat().st_size == 0:
         raise InvalidValueError(f"corpus file {path} is empty")

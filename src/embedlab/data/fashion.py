@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from embedlab.errors import FileFormatError, MissingDataError, check_choice, check_int, plain
-from embedlab.files import HEAD_BYTES, content_kind
+from embedlab.files import HEAD_BYTES, content_kind, file_exists, readable_file
 
 FASHION_DIR = Path("/usr/share/datasets/fashion-mnist")
 DEBIAN_PACKAGE = "dataset-fashion-mnist"
@@ -73,7 +73,7 @@ def _load(split: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _data_path(filename: str) -> Path:
     path = FASHION_DIR / filename
-    if not path.is_file():
+    if not file_exists(path, "IDX images"):
         raise MissingDataError(
             f"fashion-mnist needs Debian's {DEBIAN_PACKAGE} ({path} is missing): apt-get install {DEBIAN_PACKAGE}"
         )
@@ -97,7 +97,7 @@ def read_idx(path: str | Path) -> np.ndarray:
 
     A plain file of bytes 00 00 08 02 | 00 00 00 02 | 00 00 00 03 | 0 1 2 3 4 5 -> [[0, 1, 2], [3, 4, 5]].
     """
-    path = Path(path)
+    path = readable_file(path, "an IDX file")
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":  # the gzip signature
         try:

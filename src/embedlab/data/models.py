@@ -15,7 +15,7 @@ import importlib.util
 from pathlib import Path
 
 from embedlab.errors import InvalidValueError, MissingDataError, unknown_name
-from embedlab.files import read_json
+from embedlab.files import check_path, file_exists, read_json
 
 # name -> (Python package that ships it, folder inside the package, pip name to install it)
 MODELS: dict[str, tuple[str, str, str]] = {
@@ -41,7 +41,7 @@ def resolve_model(name_or_path: str | Path) -> Path:
     """A built-in model name ("minilm") or a path to a HuggingFace-format folder -> the folder."""
     if str(name_or_path) in MODELS:
         return model_dir(str(name_or_path))
-    path = Path(name_or_path)
+    path = Path(check_path(name_or_path, "a model's name or folder"))
     if not path.is_dir():
         raise MissingDataError(
             f"model {str(name_or_path)!r} is neither a built-in name ({', '.join(MODELS)}) nor a folder"
@@ -56,7 +56,7 @@ TOKEN_TABLE = "embeddings.word_embeddings.weight"  # a BERT-family checkpoint's 
 def read_config(folder: str | Path) -> dict:
     """The parsed config.json of a model folder."""
     path = Path(folder) / "config.json"
-    if not path.is_file():
+    if not file_exists(path, "a model config"):
         raise MissingDataError(f"no config.json in {folder}: not a HuggingFace-format model folder")
     return read_json(path, "model config", "copy the model folder again")
 

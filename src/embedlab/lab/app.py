@@ -35,7 +35,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException
 
-from embedlab.errors import BusyError, EmbedlabError, UnknownNameError
+from embedlab.errors import BusyError, EmbedlabError, FileChangedError, UnknownNameError
 from embedlab.lab.routes import ROUTERS
 from embedlab.lab.state import Lab
 
@@ -45,7 +45,12 @@ STATIC = Path(str(files("embedlab.lab") / "static"))
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 PLOTLY_ETAG = f'W/"plotly-{plotly.__version__}"'  # weak: one tag for its gzip and plain forms
 # A caller's mistake -> its status, the first match in order; any other EmbedlabError is a 400.
-STATUSES: tuple[tuple[type[Exception], int], ...] = ((BusyError, 409), (UnknownNameError, 404), (KeyError, 404))
+STATUSES: tuple[tuple[type[Exception], int], ...] = (
+    (BusyError, 409),
+    (FileChangedError, 409),  # a served file changed on disk: this request fails, the server stays
+    (UnknownNameError, 404),
+    (KeyError, 404),
+)
 
 
 def create_app(tables: list[str] | tuple[str, ...] = ("minilm",), cache: str | Path | None = None) -> FastAPI:

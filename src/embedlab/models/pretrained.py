@@ -29,7 +29,7 @@ from torch import nn
 
 from embedlab.data.models import TOKEN_TABLE, WEIGHTS, checkpoint_prefix, read_config
 from embedlab.errors import InvalidValueError, MissingDataError
-from embedlab.files import KIND_SAFETENSORS, not_readable
+from embedlab.files import KIND_SAFETENSORS, file_exists, not_readable
 from embedlab.layers.recipes import EmbeddingConfig, InputEmbedding
 from embedlab.tokenizer.fast import FastTokenizer
 
@@ -122,7 +122,7 @@ def load_weights(module: nn.Module, folder: str | Path, names: dict[str, tuple[s
     """
     folder = Path(folder)
     weights = folder / WEIGHTS
-    if not weights.is_file():
+    if not file_exists(weights, "model weights (safetensors)"):
         raise MissingDataError(f"no {WEIGHTS} in {folder} (only safetensors are read, never pickles)")
     expected = module.state_dict()
     state = {}

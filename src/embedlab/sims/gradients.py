@@ -50,7 +50,7 @@ from torch import nn
 
 from embedlab.data.models import MODELS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_float, check_ids, check_int
-from embedlab.files import IdVector, Matrix, Vector
+from embedlab.files import IdVector, Matrix, Vector, file_exists
 from embedlab.scratch import Embedding, row_gradient
 from embedlab.sims.limits import MAX_SEED
 from embedlab.train.run import UPDATE_COUNTS
@@ -240,7 +240,7 @@ def read_update_counts(source: str | Path) -> np.ndarray:
     path = Path(source)
     folder = path.parent if path.name == RUN_TABLE and path.is_file() else path
     file = folder / UPDATE_COUNTS
-    if not file.is_file():
+    if not file_exists(file, UPDATE_COUNTS_FORMAT):
         raise MissingDataError(
             f"{source} has no {UPDATE_COUNTS}: only folders written by `embedlab train` record update counts"
         )

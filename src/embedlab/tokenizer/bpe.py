@@ -36,7 +36,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, check_int, plain
-from embedlab.files import atomic_write_text, read_json
+from embedlab.files import atomic_write_text, file_exists, read_json
 from embedlab.tokenizer.bytes import as_piece, piece_bytes
 from embedlab.tokenizer.pairs import Pair, PairIndex, merge
 from embedlab.tokenizer.pretokenize import MODES, SPLITS, SPLITTERS, alphabet, count_chunks
@@ -280,7 +280,7 @@ class BPE:
     def load(cls, path: str | Path) -> BPE:
         """Read a file written by save(); a damaged one raises FileFormatError naming it and how to recover."""
         path = Path(path)
-        if not path.is_file():
+        if not file_exists(path, "an embedlab BPE file"):
             raise MissingDataError(f"no tokenizer file at {path}")
         data = read_json(path, "embedlab BPE file", RECOVER, keys=_FIELDS)
         try:

@@ -26,7 +26,7 @@ from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, train
 
 from embedlab.data.models import MODELS, resolve_model
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, check_int, plain
-from embedlab.files import atomic_write_text, read_json
+from embedlab.files import atomic_write_text, check_path, file_exists, read_json
 from embedlab.tokenizer.bpe import BPE, FORMAT, RECOVER
 from embedlab.tokenizer.pretokenize import SPLIT_PATTERNS
 
@@ -94,9 +94,9 @@ class FastTokenizer:
         if str(name_or_path) in MODELS or path.is_dir():
             folder = resolve_model(name_or_path)
             path = folder / "tokenizer.json"
-            if not path.is_file():
-                raise MissingDataError(f"no tokenizer.json in {folder}")
-        elif not path.is_file():
+            if not file_exists(path, "a tokenizer file"):
+                raise MissingDataError(f"no tokenizer.json in the folder {folder}")
+        elif not file_exists(check_path(name_or_path, "a tokenizer path"), "a tokenizer file"):
             raise MissingDataError(
                 f"tokenizer {str(name_or_path)!r} is neither a built-in name ({', '.join(MODELS)}) nor a file"
             )
@@ -109,7 +109,7 @@ class FastTokenizer:
             ) from None
         counts = []
         sidecar = _counts_path(path)
-        if sidecar.is_file():
+        if file_exists(sidecar, "a piece counts file"):
             counts = read_json(sidecar, "piece counts file", _RECOUNT, expect=list)
             size = tokenizer.get_vocab_size(with_added_tokens=True)
             if len(counts) != size or not all(type(c) is int and c >= 0 for c in counts):
@@ -164,7 +164,8 @@ class FastTokenizer:
 def load_tokenizer(name_or_path: str | Path) -> BPE | FastTokenizer:
     """A reference BPE file (BPE.save) or anything FastTokenizer.load takes, by the file's format."""
     path = Path(name_or_path)
-    if path.is_file() and _is_reference_file(path):
+    check_path(name_or_path, "a tokenizer path")
+    if not path.is_dir() and file_exists(path, "a tokenizer file") and _is_reference_file(path):
         return BPE.load(path)
     return FastTokenizer.load(name_or_path)
 

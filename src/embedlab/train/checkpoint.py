@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from embedlab.errors import FileFormatError, MissingDataError
-from embedlab.files import KIND_ZIP, atomic_writer, file_kind, not_readable
+from embedlab.files import KIND_ZIP, atomic_writer, file_exists, file_kind, not_readable
 
 FORMAT = 1  # bumped when the layout of "arrays"/"meta" changes
 DAMAGED_RUN = "the run cannot resume: remove the folder, or train again in another one"  # past a damaged run file
@@ -37,7 +37,7 @@ def save_checkpoint(path: str | Path, arrays: dict[str, np.ndarray | torch.Tenso
 def load_checkpoint(path: str | Path) -> tuple[dict[str, np.ndarray], dict]:
     """-> (arrays as NumPy, meta) from a file written by save_checkpoint."""
     path = Path(path)
-    if not path.is_file():
+    if not file_exists(path, "an embedlab checkpoint"):
         raise MissingDataError(f"no checkpoint at {path}")
     expected = f"an embedlab checkpoint of format {FORMAT} (a torch zip file)"
     if file_kind(path) != KIND_ZIP:  # named for what it holds, not by torch's many-line message

@@ -45,7 +45,15 @@ from embedlab import __version__
 from embedlab.data.corpora import Corpus, open_corpus
 from embedlab.data.themes import WORDS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, plain
-from embedlab.files import atomic_write_text, atomic_writer, json_safe, read_json
+from embedlab.files import (
+    atomic_write_text,
+    atomic_writer,
+    check_path,
+    file_exists,
+    json_safe,
+    make_new_folder,
+    read_json,
+)
 from embedlab.tokenizer.bytes import word_key
 from embedlab.train.checkpoint import DAMAGED_RUN, load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig
@@ -152,7 +160,7 @@ def train(
     step; True ends the run early with a checkpoint (status "stopped", resumable).
     on_snapshot(tokens, rows (W, D), done): each snapshot of the watched rows.
     """
-    out, dist = Path(out), dist or Dist()
+    out, dist = Path(check_path(out, "a run's output folder")), dist or Dist()
     if checkpoint_every <= 0 or math.isnan(checkpoint_every):
         raise InvalidValueError(f"checkpoint_every must be > 0 seconds; got {checkpoint_every}")
     if resume:
@@ -206,9 +214,11 @@ def _run(run: RunState) -> RunResult:
             run.init = InitReport(**meta["init"])
         run.snapshots = list(zip(meta["snapshot_words"], arrays["snapshots"], strict=True))
     elif dist.main:
-        out.mkdir(parents=True, exist_ok=True)
-        job.save_setup(out)
+        # subtle: taken at the moment of creation, not only checked at the start (_check_new): of two
+        # new runs into one folder, exactly one creates run.json; the other stops here, having written nothing
+        make_new_folder(out, RUN_FILE)
         _write_run(out, config, run.corpus, "running")
+        job.save_setup(out)
 
     if not run.snapshots:
         run.snapshot()  # the rows before training: random
@@ -315,7 +325,7 @@ def _check_new(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise InvalidValueError(f"{out} is a file; a run needs a folder")
     if out.is_dir() and any(out.iterdir()):
-        if (out / RUN_FILE).is_file():
+        if file_exists(out / RUN_FILE, "an embedlab run"):
             saved = _read_run(out)
             c = saved.get("config", {})
             raise InvalidValueError(
@@ -328,7 +338,7 @@ def _check_new(out: Path) -> None:
 def _resumable(out: Path, config: RunConfig) -> RunConfig:
     """The folder's config, after checking the settings `config` was given agree with it and there
     is something to resume."""
-    if not (out / RUN_FILE).is_file():
+    if not file_exists(out / RUN_FILE, "an embedlab run"):
         raise MissingDataError(f"nothing to resume: {out} holds no {RUN_FILE}")
     saved = _read_run(out)
     saved_config = RunConfig.from_dict(saved["config"])
@@ -337,7 +347,7 @@ def _resumable(out: Path, config: RunConfig) -> RunConfig:
     different = config.differences(saved_config)
     if different:
         raise InvalidValueError(f"{out} holds a different run: {', '.join(different)}")
-    if not (out / CHECKPOINT).is_file():
+    if not file_exists(out / CHECKPOINT, "an embedlab checkpoint"):
         raise MissingDataError(
             f"nothing to resume: the run in {out} stopped before its first checkpoint; "
             "remove the folder or choose another one to start again"

@@ -45,11 +45,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from embedlab.errors import FileFormatError, InvalidValueError, UnknownKeyError, describe
+from embedlab.files import FileStamp, check_path, file_exists, readable_file
 from embedlab.hashing import MAX_N, MIN_N, check_ngram_range, compose_rows, ngram_buckets, vocab_ngram_buckets
 from embedlab.vectors import io
 from embedlab.vectors import similarity as sim
 from embedlab.vectors.io.fasttext import FastTextModel, read_fasttext, write_fasttext
 from embedlab.vectors.io.floret import write_floret_text
+from embedlab.vectors.io.table import check_finite
 from embedlab.vectors.similarity import read_only
 from embedlab.vectors.table import Vectors
 
@@ -103,6 +105,7 @@ class SubwordVectors(Vectors):
         self._set_keys(keys, counts, name)  # the composed rows are made on first use (`_rows`)
         self._composed: np.ndarray | None = None
         self._first_own_row: np.ndarray | None = None  # floret's quirk, for a floret file (from_fasttext)
+        self.mapped: FileStamp | None = None  # the file the rows are mapped from (load), checked before each read
         self._word_rows = words  # (V, d) each word's own input row; None in floret's mode
         self._ngram_rows = grams  # (B, d) the bucket rows, shared by the n-grams hashed to each
         self.min_n, self.max_n, self.hash_count = min_n, max_n, hash_count
@@ -143,7 +146,12 @@ class SubwordVectors(Vectors):
     @classmethod
     def load(cls, path: str | Path) -> SubwordVectors:  # type: ignore[override]
         """A fastText .bin with n-grams (the tool's, gensim's or ours), its matrices memory-mapped."""
-        return cls.from_fasttext(read_fasttext(path), name=str(path))
+        stamp = FileStamp.of(
+            readable_file(path, "a fastText model (.bin)")
+        )  # before the mapping: a change after it shows
+        table = cls.from_fasttext(read_fasttext(path), name=str(path))
+        table.mapped = stamp
+        return table
 
     def to_fasttext(self, output: np.ndarray | None = None) -> FastTextModel:
         """The table as a fastText model: its word and bucket rows, counts (1 each when unknown) and
@@ -153,6 +161,7 @@ class SubwordVectors(Vectors):
         row 0: floret counts the first word's own row in its mean (from_fasttext), so row 0 is the
         one that makes that mean the table's vector: (k + 1) * vector - the sum of its k bucket rows.
         """
+        self._check_mapped()
         word_rows = self._word_rows
         if self.hash_count is not None:
             word_rows = np.zeros((len(self), self.vector_size), np.float32)
@@ -170,14 +179,14 @@ class SubwordVectors(Vectors):
             hash_count=self.hash_count,
         )
 
-    def save(self, path: str | Path, format: str | None = None) -> list[Path]:
+    def save(self, path: str | Path, format: str | None = None, replace: bool = True) -> list[Path]:
         """As Vectors.save, but a .bin (or format "fasttext") is Facebook's fastText format, which
         keeps the n-grams (floret's .bin for a floret table), and a .floret (or format "floret") is
         floret's text vectors, a floret table's bucket rows alone (io/floret.py: what spaCy reads);
         any other format holds the composed whole-word vectors."""
         chosen = self.save_format(path, format)
         if chosen == "fasttext":
-            return [write_fasttext(self.to_fasttext(), path)]
+            return [write_fasttext(self.to_fasttext(), path, replace)]
         if chosen == "floret":
             if self.hash_count is None:
                 raise InvalidValueError(
@@ -186,10 +195,15 @@ class SubwordVectors(Vectors):
                 )
             return [
                 write_floret_text(
-                    self._ngram_rows, path, min_n=self.min_n, max_n=self.max_n, hash_count=self.hash_count
+                    self._ngram_rows,
+                    path,
+                    min_n=self.min_n,
+                    max_n=self.max_n,
+                    hash_count=self.hash_count,
+                    replace=replace,
                 )
             ]
-        return super().save(path, format)
+        return super().save(path, format, replace)
 
     def save_format(self, path: str | Path, format: str | None = None) -> str:
         """ "fasttext" for a .bin (word2vec binary cannot hold n-grams) and "floret" for a .floret,
@@ -202,11 +216,13 @@ class SubwordVectors(Vectors):
     @property
     def word_rows(self) -> np.ndarray | None:
         """(V, d) float32 read-only view of each whole word's own row; None in floret's mode."""
+        self._check_mapped()
         return None if self._word_rows is None else read_only(self._word_rows.view())
 
     @property
     def ngram_rows(self) -> np.ndarray:
         """(B, d) float32 read-only view of the hash-bucket rows."""
+        self._check_mapped()
         return read_only(self._ngram_rows.view())
 
     @property
@@ -215,12 +231,20 @@ class SubwordVectors(Vectors):
         only its own n-gram rows, so loading a 2,000,000-bucket .bin to that first answer reads
         neither every word's n-grams nor most of the mapped bucket rows."""
         if self._composed is None:
+            self._check_mapped()
             keys, grams = self.index_to_key, self._ngram_rows
             offsets, ids = vocab_ngram_buckets(keys, self.min_n, self.max_n, len(grams), hash_count=self.hash_count)
             composed = compose_rows(self._word_rows, grams, offsets, ids)
             if self._first_own_row is not None:  # floret: (own + k buckets' mean * k) / (k + 1)
                 k = offsets[1] - offsets[0]
                 composed[0] = (self._first_own_row + k * composed[0]) / np.float32(k + 1)
+            if not np.isfinite(composed).all():  # name the row it came from: a word's own, or a bucket's
+                where = Path(self.name)
+                if self._word_rows is not None:
+                    check_finite(where, keys, self._word_rows)
+                row = int(np.flatnonzero(~np.isfinite(composed).all(axis=1))[0])
+                self._bucket_rows(ids[offsets[row] : offsets[row + 1]])
+                check_finite(where, keys, composed)  # finite rows whose mean is not (beyond float32's range)
             self._composed = composed
         return self._composed
 
@@ -270,13 +294,34 @@ class SubwordVectors(Vectors):
             return super()._vector_of(key, unit)
         ids = self._ngram_ids(key)
         # fastText's order: the rows added one after another in float32, then divided by their count
-        vector = self._ngram_rows[ids].sum(axis=0, dtype=np.float32) / np.float32(len(ids))  # (d,)
+        vector = self._bucket_rows(ids).sum(axis=0, dtype=np.float32) / np.float32(len(ids))  # (d,)
         return sim.unit_rows(vector) if unit else vector
+
+    def _check_mapped(self) -> None:
+        """FileChangedError if the file the rows are mapped from changed since it was loaded: touching
+        a mapping of a file cut short kills the process (SIGBUS), so every read through it asks first."""
+        if self.mapped is not None:
+            self.mapped.check(self.name)
+
+    def _bucket_rows(self, ids: np.ndarray) -> np.ndarray:
+        """(n, d) float32 a copy of the bucket rows `ids`, read through the mapping only after
+        _check_mapped; a NaN or ±inf among them is FileFormatError naming the bucket row and column."""
+        self._check_mapped()
+        rows = self._ngram_rows[ids]  # fancy indexing: a copy
+        bad = np.argwhere(~np.isfinite(rows))
+        if len(bad):
+            i, column = (int(x) for x in bad[0])
+            raise FileFormatError(
+                f"{self.name}: n-gram bucket row {int(ids[i])} column {column} holds {rows[i, column]}; "
+                "vectors must be finite numbers"
+            )
+        return rows
 
     def _ngram_ids(self, key: object) -> np.ndarray:
         """(n,) int64 bucket ids of a key without a row; UnknownKeyError if they make no vector."""
         if not isinstance(key, str):
             raise self._unknown(key)
+        self._check_mapped()  # bucket_counts may be mapped too
         ids = self._hashed_ids(key)
         where = f"unknown key {key!r}: not among the {len(self)} words of {self.name}"
         if not len(ids):
@@ -301,9 +346,10 @@ def load(name_or_path: str | Path) -> Vectors:
     SubwordVectors for a fastText .bin with n-grams or a subword run folder (any word gets a vector;
     the bucket rows memory-mapped; a floret run's, whose subwords.safetensors has no word_rows and
     says its hash_count, in floret's mode), else Vectors.load."""
-    path = Path(name_or_path)
-    if path.is_dir() and (path / io.RUN_SUBWORDS).is_file():
+    path = Path(check_path(name_or_path, "a table's name or path"))
+    if path.is_dir() and file_exists(path / io.RUN_SUBWORDS, "a subword run's rows"):
         table = io.read_table(path)  # the whole words, their counts (and composed vectors, made again here)
+        stamp = FileStamp.of(path / io.RUN_SUBWORDS)  # before the mapping: a change after it shows
         arrays, meta = io.map_safetensors(path / io.RUN_SUBWORDS)
         try:
             hash_count = int(meta["hash_count"]) if "hash_count" in meta else None  # floret's mode
@@ -312,11 +358,16 @@ def load(name_or_path: str | Path) -> Vectors:
             min_n, max_n = int(meta["min_n"]), int(meta["max_n"])
         except (KeyError, ValueError) as err:
             raise FileFormatError(f"{path / io.RUN_SUBWORDS}: not a subword run's rows (no {err})") from None
-        return SubwordVectors(table.keys, rows.get("word_rows"), rows["ngram_rows"], table.counts, min_n=min_n,
-                              max_n=max_n, name=str(name_or_path), bucket_counts=rows["bucket_counts"],
-                              hash_count=hash_count)  # fmt: skip
+        subwords = SubwordVectors(table.keys, rows.get("word_rows"), rows["ngram_rows"], table.counts, min_n=min_n,
+                                  max_n=max_n, name=str(name_or_path), bucket_counts=rows["bucket_counts"],
+                                  hash_count=hash_count)  # fmt: skip
+        subwords.mapped = stamp
+        return subwords
     if path.is_file() and io.detect_format(path) == "fasttext":
+        stamp = FileStamp.of(path)
         model = read_fasttext(path)
         if model.max_n > 0 and model.buckets > 0:
-            return SubwordVectors.from_fasttext(model, name=str(name_or_path))
+            subwords = SubwordVectors.from_fasttext(model, name=str(name_or_path))
+            subwords.mapped = stamp
+            return subwords
     return Vectors.load(name_or_path)

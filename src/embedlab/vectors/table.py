@@ -120,15 +120,16 @@ class Vectors(TensorViews):
             raise MissingDataError(f"vectors {text!r} are neither a built-in table ({', '.join(MODELS)}) nor a path")
         return cls(table.keys, table.vectors, table.counts, name=text)
 
-    def save(self, path: str | Path, format: str | None = None) -> list[Path]:
+    def save(self, path: str | Path, format: str | None = None, replace: bool = True) -> list[Path]:
         """Write the table (and its keys and counts where the format keeps them) -> the files written.
 
         The format follows the extension, as `load` reads it: .txt or .vec word2vec text, .bin
         word2vec binary, .safetensors, .npy (each with NAME.vocab.json), and a path without an
-        extension is a projector folder. An explicit `format` (one of io.FORMATS) wins.
+        extension is a projector folder. An explicit `format` (one of io.FORMATS) wins. replace
+        False: a file that is there when it is created (another writer's) is OutputExistsError.
         """
         counts = None if self.counts is None else self.counts.tolist()
-        return io.write_table(io.Table(self.index_to_key, self.vectors, counts), path, format)
+        return io.write_table(io.Table(self.index_to_key, self.vectors, counts), path, format, replace)
 
     def save_format(self, path: str | Path, format: str | None = None) -> str:
         """The format `save(path, format)` writes: `format` if given, else the one of the extension."""

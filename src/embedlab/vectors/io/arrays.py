@@ -24,8 +24,8 @@ import safetensors.numpy
 from safetensors import SafetensorError, safe_open
 
 from embedlab.errors import FileFormatError, MissingDataError, plain
-from embedlab.files import KIND_NPY, KIND_SAFETENSORS, atomic_writer, not_readable, read_json
-from embedlab.vectors.io.table import Table, check_finite, table_read_from
+from embedlab.files import KIND_NPY, KIND_SAFETENSORS, atomic_writer, not_readable, read_json, readable_file
+from embedlab.vectors.io.table import Table, check_finite, check_finite_to_write, table_read_from
 from embedlab.vectors.io.text import read_lines
 
 SAFETENSORS = 'a safetensors file holding a (V, D) float tensor "vectors"'
@@ -35,6 +35,7 @@ _NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.form
 
 def read_safetensors(path: Path) -> Table:
     """NAME.safetensors (tensor "vectors") + its sidecar -> Table."""
+    readable_file(path, SAFETENSORS)
     try:
         with safe_open(path, framework="np") as f:
             names = list(f.keys())
@@ -52,7 +53,7 @@ def map_safetensors(path: Path) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """Every tensor of a safetensors file as a read-only memory map (nothing read until used), with
     the file's metadata. The header's offsets and shapes are checked against the file's size first."""
     kinds = {"F32": np.float32, "F64": np.float64, "I64": np.int64, "I32": np.int32}
-    size = path.stat().st_size
+    size = readable_file(path, "a safetensors file").stat().st_size
     with open(path, "rb") as f:
         head = f.read(8)
         length = int.from_bytes(head, "little") if len(head) == 8 else -1
@@ -82,7 +83,7 @@ def read_array(path: Path, expected: str) -> np.ndarray:
     """A .npy file -> its array, never unpickled. The shape its header promises is checked against
     the file's size before anything is allocated; a file of another kind, a damaged header or an
     array of Python objects raises FileFormatError naming the file and `expected` ("update counts")."""
-    with open(path, "rb") as f:
+    with open(readable_file(path, expected), "rb") as f:
         if f.read(6) != b"\x93NUMPY":
             raise not_readable(path, expected, KIND_NPY)
         version = tuple(f.read(2))  # after the magic string: major, minor
@@ -108,14 +109,15 @@ def read_array(path: Path, expected: str) -> np.ndarray:
             raise not_readable(path, expected, detail=type(err).__name__) from None
 
 
-def write_safetensors(table: Table, path: Path) -> list[Path]:
-    """Table -> NAME.safetensors and NAME.vocab.json -> both paths."""
-    return _write_with_vocab(table, path, lambda f: f.write(safetensors.numpy.save({"vectors": table.vectors})))
+def write_safetensors(table: Table, path: Path, replace: bool = True) -> list[Path]:
+    """Table -> NAME.safetensors and NAME.vocab.json (replace False: only if both are new) -> both paths."""
+    write = lambda f: f.write(safetensors.numpy.save({"vectors": table.vectors}))  # noqa: E731
+    return _write_with_vocab(table, path, write, replace)
 
 
-def write_npy(table: Table, path: Path) -> list[Path]:
-    """Table -> NAME.npy and NAME.vocab.json -> both paths."""
-    return _write_with_vocab(table, path, lambda f: np.save(f, table.vectors, allow_pickle=False))
+def write_npy(table: Table, path: Path, replace: bool = True) -> list[Path]:
+    """Table -> NAME.npy and NAME.vocab.json (replace False: only if both are new) -> both paths."""
+    return _write_with_vocab(table, path, lambda f: np.save(f, table.vectors, allow_pickle=False), replace)
 
 
 def sidecar(path: Path, suffix: str = ".vocab.json") -> Path:
@@ -123,13 +125,14 @@ def sidecar(path: Path, suffix: str = ".vocab.json") -> Path:
     return path.with_name(path.stem + suffix)
 
 
-def _write_with_vocab(table: Table, path: Path, write_vectors) -> list[Path]:
+def _write_with_vocab(table: Table, path: Path, write_vectors, replace: bool) -> list[Path]:
     # Encoded before either file is touched, so a key UTF-8 cannot hold leaves both old files as they were.
     vocab = json.dumps({"keys": table.keys, "counts": table.counts}, ensure_ascii=False).encode("utf-8")
+    check_finite_to_write(path, table.keys, table.vectors)
     keys_file = sidecar(path)
-    with atomic_writer(path, "wb") as f:
+    with atomic_writer(path, "wb", replace) as f:  # the first file decides which of two writers goes on
         write_vectors(f)
-    with atomic_writer(keys_file, "wb") as f:
+    with atomic_writer(keys_file, "wb", replace) as f:
         f.write(vocab)
     return [path, keys_file]
 
@@ -139,13 +142,13 @@ def _with_sidecar(path: Path, vectors: np.ndarray) -> Table:
     if vectors.ndim != 2 or vectors.dtype.kind != "f":
         raise FileFormatError(f"{path}: expected a 2-D float array (V, D); found {vectors.dtype} {vectors.shape}")
     vocab, tokens = sidecar(path), sidecar(path, ".tokens.txt")
-    if vocab.is_file():
+    if vocab.exists():
         source = vocab
         obj = read_json(vocab, "table key list", "write the table again, which writes both files")
         if not (isinstance(obj.get("keys"), list) and isinstance(obj.get("counts"), list | None)):
             raise FileFormatError(f'{vocab}: expected {{"keys": [strings], "counts": [integers] or null}}')
         keys, counts = obj["keys"], obj.get("counts")
-    elif tokens.is_file():
+    elif tokens.exists():
         source, keys, counts = tokens, read_lines(tokens, "a key list: one key a line"), None
     else:
         raise MissingDataError(f"{path} has no key list beside it: expected {vocab.name} (or {tokens.name})")

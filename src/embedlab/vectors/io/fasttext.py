@@ -36,13 +36,14 @@ rows are product-quantized codes, not vectors.
 from __future__ import annotations
 
 import mmap
+import os
 import struct
 from pathlib import Path
 
 import numpy as np
 
 from embedlab.errors import FileFormatError, InvalidValueError, describe
-from embedlab.files import atomic_writer, file_kind
+from embedlab.files import atomic_writer, file_kind, readable_file
 from embedlab.hashing import compose_rows, vocab_ngram_buckets
 from embedlab.vectors.io.fasttext_model import (
     ARGS,
@@ -62,7 +63,7 @@ from embedlab.vectors.io.fasttext_model import (
     args_format,
     check_args,
 )
-from embedlab.vectors.io.table import Table, check_finite, first_duplicate, table_read_from
+from embedlab.vectors.io.table import Table, check_finite, check_finite_to_write, first_duplicate, table_read_from
 from embedlab.vectors.io.word2vec import header as word2vec_header
 
 # ----- reading -------------------------------------------------------------------------------------
@@ -113,7 +114,7 @@ def read_fasttext(path: str | Path) -> FastTextModel:
     matrices' size; their rows are read from disk when first touched. Values are not checked (that
     would read every page): read_fasttext_table checks the vectors it composes.
     """
-    path = Path(path)
+    path = readable_file(path, EXPECTED)
     with open(path, "rb") as f:
         head = f.read(4)
         if head != MAGIC_BYTES:
@@ -274,10 +275,12 @@ def _what_it_holds(path: Path) -> str:
 
 def is_fasttext(path: str | Path) -> bool:
     """Whether `path` is a file starting with fastText's magic number (its version is not checked)."""
+    if not os.path.isfile(path):  # never open a FIFO (it waits for a writer) or a device
+        return False
     try:
         with open(path, "rb") as f:
             return f.read(4) == MAGIC_BYTES
-    except (IsADirectoryError, FileNotFoundError, PermissionError):
+    except (FileNotFoundError, PermissionError):
         return False
 
 
@@ -328,10 +331,11 @@ def refuse_plain_table(table: Table, path: Path, format: str = "fasttext") -> li
     )
 
 
-def write_fasttext(model: FastTextModel, path: str | Path) -> Path:
-    """Write `model` as a fastText .bin at `path`, atomically -> path. Words that fastText could not
-    read back (empty, holding whitespace or NUL) or counted 0 (gensim's load_facebook_model drops
-    them) are refused before the file is touched."""
+def write_fasttext(model: FastTextModel, path: str | Path, replace: bool = True) -> Path:
+    """Write `model` as a fastText .bin at `path`, atomically (replace False: only if `path` is new)
+    -> path. Words that fastText could not read back (empty, holding whitespace or NUL), counted 0
+    (gensim's load_facebook_model drops them), and NaN or ±inf in any word, bucket or output row are
+    refused before the file is touched."""
     if not isinstance(model, FastTextModel):
         raise InvalidValueError(f"model must be a FastTextModel; got {describe(model)}")
     for i, word in enumerate(model.words):
@@ -347,7 +351,10 @@ def write_fasttext(model: FastTextModel, path: str | Path) -> Path:
         )
     path = Path(path)
     nwords = model.nwords
-    with atomic_writer(path, "wb") as f:
+    check_finite_to_write(path, model.words[:nwords], model.word_rows)
+    check_finite_to_write(Path(f"{path} (n-gram bucket rows)"), None, model.ngram_rows)
+    check_finite_to_write(Path(f"{path} (output rows)"), None, model.output)
+    with atomic_writer(path, "wb", replace) as f:
         fields = FLORET_ARGS if "mode" in model.args else ARGS
         f.write(struct.pack("<ii", MAGIC, VERSION) + struct.pack(args_format(fields), *model.args.values()))
         f.write(struct.pack(DICT_FORMAT, len(model.words), nwords, len(model.words) - nwords, model.ntokens, -1))

@@ -19,16 +19,21 @@ import numpy as np
 from embedlab.files import atomic_writer
 from embedlab.hashing.murmur import FLORET_SEED
 from embedlab.hashing.ngrams import BOW, EOW
+from embedlab.vectors.io.table import check_finite_to_write
 from embedlab.vectors.io.text import format_rows
 
 ROWS_PER_WRITE = 65536  # bucket rows formatted at once
 
 
-def write_floret_text(ngram_rows: np.ndarray, path: str | Path, *, min_n: int, max_n: int, hash_count: int) -> Path:
-    """(B, D) float32 bucket rows of a floret table -> a .floret text file at `path`, atomically -> path."""
+def write_floret_text(
+    ngram_rows: np.ndarray, path: str | Path, *, min_n: int, max_n: int, hash_count: int, replace: bool = True
+) -> Path:
+    """(B, D) float32 bucket rows of a floret table -> a .floret text file at `path`, atomically
+    (replace False: only if `path` is new) -> path. NaN or ±inf is refused before the file is touched."""
     path = Path(path)
     buckets, dim = ngram_rows.shape
-    with atomic_writer(path, "wb") as f:
+    check_finite_to_write(Path(f"{path} (bucket rows)"), None, ngram_rows)
+    with atomic_writer(path, "wb", replace) as f:
         f.write(f"{buckets} {dim} {min_n} {max_n} {hash_count} {FLORET_SEED} {BOW} {EOW}\n".encode())
         for start in range(0, buckets, ROWS_PER_WRITE):
             rows = format_rows(np.asarray(ngram_rows[start : start + ROWS_PER_WRITE], dtype=np.float32), " ")

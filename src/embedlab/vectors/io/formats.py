@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, describe
-from embedlab.files import file_kind
+from embedlab.files import check_path, file_exists, file_kind, readable_file
 from embedlab.vectors.io import arrays, fasttext, hf, projector, word2vec
 from embedlab.vectors.io.table import Table
 
@@ -59,25 +59,27 @@ def read_table(path: str | Path) -> Table:
 
     A file holding NaN or ±inf raises FileFormatError naming the file, the row's key and the column.
     """
-    path = Path(path)
-    if path.is_dir() and (path / RUN_TABLE).is_file():  # an `embedlab train` output folder
+    path = Path(check_path(path, "a table's path"))
+    if path.is_dir() and file_exists(path / RUN_TABLE, "a run's table"):  # an `embedlab train` output folder
         path = path / RUN_TABLE
     return _READERS[detect_format(path)](path)
 
 
-def write_table(table: Table, path: str | Path, format: str | None = None) -> list[Path]:
+def write_table(table: Table, path: str | Path, format: str | None = None, replace: bool = True) -> list[Path]:
     """Write `table` in `format` (one of FORMATS; None: from the extension, see `format_for`) -> the
     files written, those of `output_files`.
 
-    Each file is written atomically; keys a text format cannot hold are refused before any file is
-    touched, naming the key and its row.
+    Each file is written atomically; keys a text format cannot hold, and NaN or ±inf values, are
+    refused before any file is touched, naming the key and its row. replace False: each file is
+    created only if nothing is there at that moment (files.atomic_writer), else OutputExistsError.
     """
+    check_path(path, "the path to write a table to")
     if not isinstance(table, Table):
         raise InvalidValueError(f"table must be a Table; got {describe(table)}")
     format = format_for(path) if format is None else check_choice("format", format, FORMATS + SUBWORD_FORMATS)
     if format in SUBWORD_FORMATS:
         fasttext.refuse_plain_table(table, Path(path), format)
-    return _WRITERS[format](table, Path(path))
+    return _WRITERS[format](table, Path(path), replace)
 
 
 def format_for(path: str | Path) -> str:
@@ -121,18 +123,19 @@ def detect_format(path: str | Path) -> str:
     content (a .bin by its first bytes: fastText's magic number, else word2vec binary)."""
     path = Path(path)
     if path.is_dir():
-        if (path / "config.json").is_file():
+        if file_exists(path / "config.json", "a model config"):
             return "hf"
-        if (path / "vectors.tsv").is_file():
+        if file_exists(path / "vectors.tsv", "projector vectors"):
             return "projector"
-        if (path / RUN_TABLE).is_file():
+        if file_exists(path / RUN_TABLE, "a run's table"):
             return "safetensors"
         raise InvalidValueError(
-            f"{path} holds none of config.json (a HuggingFace model), vectors.tsv (a projector), "
+            f"{path} is a folder holding none of config.json (a HuggingFace model), vectors.tsv (a projector), "
             f"{RUN_TABLE} (an embedlab training run)"
         )
-    if not path.is_file():
+    if not path.exists():
         raise MissingDataError(f"no table at {path}: no such file or folder")
+    readable_file(path, "a table file or folder")
     suffix = path.suffix.lower()
     if suffix == ".tsv":
         return "projector"

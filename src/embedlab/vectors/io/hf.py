@@ -16,7 +16,7 @@ from safetensors import SafetensorError, safe_open
 
 from embedlab.data.models import WEIGHTS, read_config, token_table_name
 from embedlab.errors import FileFormatError, MissingDataError
-from embedlab.files import KIND_SAFETENSORS, not_readable
+from embedlab.files import KIND_SAFETENSORS, file_exists, not_readable
 from embedlab.tokenizer.fast import FastTokenizer
 from embedlab.vectors.io.table import Table, check_finite, table_read_from
 
@@ -26,7 +26,7 @@ def read_hf_table(folder: str | Path) -> Table:
     folder = Path(folder)
     read_config(folder)  # raises MissingDataError unless this is a model folder
     weights = folder / WEIGHTS
-    if not weights.is_file():
+    if not file_exists(weights, "model weights (safetensors)"):
         raise MissingDataError(f"no {WEIGHTS} in {folder} (only safetensors are read, never pickles)")
     try:
         with safe_open(weights, framework="numpy") as f:

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
-from embedlab.files import atomic_writer
-from embedlab.vectors.io.table import Table, check_finite, check_keys, table_read_from
+from embedlab.files import atomic_writer, file_exists
+from embedlab.vectors.io.table import Table, check_finite, check_finite_to_write, check_keys, table_read_from
 from embedlab.vectors.io.text import format_floats, is_float, parse_row, read_lines
 
 
@@ -23,7 +23,7 @@ def read_projector(path: Path) -> Table:
     """A projector folder, or the vectors .tsv inside one -> Table (counts when metadata has them)."""
     vectors_tsv = path / "vectors.tsv" if path.is_dir() else path
     metadata = vectors_tsv.parent / "metadata.tsv"
-    if not metadata.is_file():
+    if not file_exists(metadata, "projector keys (metadata.tsv)"):
         raise MissingDataError(f"no metadata.tsv beside {vectors_tsv}: the projector format keeps its keys there")
     lines = read_lines(vectors_tsv, "projector vectors: tab-separated numbers, one row a line")
     dim = len(lines[0].split("\t")) if lines else 0
@@ -42,9 +42,11 @@ def read_projector(path: Path) -> Table:
     return table_read_from(metadata, keys, vectors, counts)
 
 
-def write_projector(table: Table, folder: Path) -> list[Path]:
-    """Table -> FOLDER/vectors.tsv and FOLDER/metadata.tsv (the folder made if needed) -> both paths."""
+def write_projector(table: Table, folder: Path, replace: bool = True) -> list[Path]:
+    """Table -> FOLDER/vectors.tsv and FOLDER/metadata.tsv (the folder made if needed; replace False:
+    only if both files are new) -> both paths."""
     check_keys(table, "projector")
+    check_finite_to_write(folder, table.keys, table.vectors)
     if folder.is_file():
         raise InvalidValueError(f"{folder} is a file; the projector format writes a folder (vectors.tsv, metadata.tsv)")
     if table.counts is None:  # one column, so no header
@@ -54,10 +56,10 @@ def write_projector(table: Table, folder: Path) -> list[Path]:
     metadata = metadata.encode("utf-8")  # before any file is touched: a key UTF-8 cannot hold changes nothing
     folder.mkdir(parents=True, exist_ok=True)
     vectors_tsv, metadata_tsv = projector_files(folder)
-    with atomic_writer(vectors_tsv, "w") as f:
+    with atomic_writer(vectors_tsv, "w", replace) as f:  # the first file decides which of two writers goes on
         for row in table.vectors:
             f.write(format_floats(row, "\t") + "\n")
-    with atomic_writer(metadata_tsv, "wb") as f:
+    with atomic_writer(metadata_tsv, "wb", replace) as f:
         f.write(metadata)
     return [vectors_tsv, metadata_tsv]
 

@@ -4,6 +4,7 @@ counts), and the checks every format shares.
     Table(["king", "queen"], [[1.0, 2.0], [3.0, 4.0]], counts=[7, 5])
     table_read_from(path, keys, vectors)   a Table whose complaints name the file read
     check_finite(path, keys, vectors)      FileFormatError at the first NaN or ±inf: file, key, column
+    check_finite_to_write(path, keys, vectors)   the same before a write: InvalidValueError, nothing touched
     check_keys(table, "word2vec")          refuse keys a text format cannot hold, naming key and row
 """
 
@@ -83,22 +84,39 @@ def table_read_from(path: Path, keys: list, vectors: np.ndarray, counts: list | 
         raise FileFormatError(f"{path}: {err}") from None
 
 
-def check_finite(path: Path, keys: list[str], vectors: np.ndarray, first_line: int | None = None) -> None:
-    """Raise FileFormatError at the first NaN or ±inf of `vectors` (V, D) read from `path`, naming its
-    row's key and its column (and its line, given `first_line`, the line of row 0 in a text file).
+ROWS_PER_CHECK = 65536  # rows checked at once: a mapped (B, D) bucket matrix is never copied whole
+
+
+def check_finite(
+    path: Path,
+    keys: list[str] | None,
+    vectors: np.ndarray,
+    first_line: int | None = None,
+    error: type = FileFormatError,
+) -> None:
+    """Raise FileFormatError (or `error`) at the first NaN or ±inf of `vectors` (V, D) read from
+    `path`, naming its row's key and its column (and its line, given `first_line`, the line of row 0
+    in a text file); `keys` None: rows without keys (a bucket matrix), named by number alone.
 
     A NaN row would score nan against everything and poison every mean (the centroid, PCA), so a
     table holding one is refused where it enters, not found later in a strange answer.
     """
-    finite = np.isfinite(vectors)
-    if finite.all():
-        return
-    row, column = (int(i) for i in np.argwhere(~finite)[0])  # the first in file order
-    where = f"{path} line {first_line + row}" if first_line is not None else str(path)
-    key = repr(keys[row]) if row < len(keys) else "no key"
-    raise FileFormatError(
-        f"{where}: row {row} ({key}) column {column} holds {vectors[row, column]}; vectors must be finite numbers"
-    )
+    for start in range(0, len(vectors), ROWS_PER_CHECK):
+        block = np.asarray(vectors[start : start + ROWS_PER_CHECK])
+        finite = np.isfinite(block)
+        if finite.all():
+            continue
+        row, column = (int(i) for i in np.argwhere(~finite)[0])  # the first in file order
+        value, row = block[row, column], start + row
+        where = f"{path} line {first_line + row}" if first_line is not None else str(path)
+        key = "" if keys is None else f" ({keys[row]!r})" if row < len(keys) else " (no key)"
+        raise error(f"{where}: row {row}{key} column {column} holds {value}; vectors must be finite numbers")
+
+
+def check_finite_to_write(path: Path, keys: list[str] | None, vectors: np.ndarray) -> None:
+    """check_finite before writing `vectors` to `path`: InvalidValueError, before any file is touched,
+    so no file is written that a reader (ours, gensim's, fastText's) would refuse or misread."""
+    check_finite(Path(f"cannot write {path}"), keys, vectors, error=InvalidValueError)
 
 
 def check_keys(table: Table, format: str) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from embedlab.errors import FileFormatError
-from embedlab.files import HEAD_BYTES, content_kind
+from embedlab.files import HEAD_BYTES, content_kind, readable_file
 
 _MAX_CHARS = 16  # the longest number _format_rows writes: "-0.000123456789" or "-1.23456789e-38"
 _POW10 = 10.0 ** np.arange(-60, 61)  # exact to float64 rounding: _pow10(k) = 10**k for |k| <= 60
@@ -29,7 +29,7 @@ def decode(path: Path, expected: str) -> str:
     """A file's text as UTF-8. A file that is not text raises FileFormatError naming `expected`
     ("word2vec text") and what the file holds ("a gzip-compressed file"); an invalid byte in a
     text file, one naming its line and byte offset."""
-    data = path.read_bytes()
+    data = readable_file(path, expected).read_bytes()
     kind = content_kind(data[:HEAD_BYTES], len(data))
     if kind not in ("text", "an empty file"):
         raise FileFormatError(f"{path}: expected {expected}; found {kind}")

@@ -18,7 +18,14 @@ import numpy as np
 
 from embedlab.errors import FileFormatError
 from embedlab.files import atomic_writer, file_kind
-from embedlab.vectors.io.table import Table, check_finite, check_keys, first_duplicate, table_read_from
+from embedlab.vectors.io.table import (
+    Table,
+    check_finite,
+    check_finite_to_write,
+    check_keys,
+    first_duplicate,
+    table_read_from,
+)
 from embedlab.vectors.io.text import format_rows, is_float, parse_row, read_lines
 
 ROWS_PER_WRITE = 4096  # rows formatted and written at once: the export never holds the whole text
@@ -109,10 +116,11 @@ def read_word2vec_binary(path: Path) -> Table:
     return table_read_from(path, keys, vectors)
 
 
-def write_word2vec(table: Table, path: Path) -> list[Path]:
-    """Table -> word2vec text at `path`, atomically -> [path]."""
+def write_word2vec(table: Table, path: Path, replace: bool = True) -> list[Path]:
+    """Table -> word2vec text at `path`, atomically (replace False: only if `path` is new) -> [path]."""
     check_keys(table, "word2vec")
-    with atomic_writer(path, "wb") as f:
+    check_finite_to_write(path, table.keys, table.vectors)
+    with atomic_writer(path, "wb", replace) as f:
         f.write(f"{len(table.keys)} {table.vectors.shape[1]}\n".encode())
         for start in range(0, len(table.keys), ROWS_PER_WRITE):  # one block in memory at a time
             keys = table.keys[start : start + ROWS_PER_WRITE]
@@ -121,10 +129,11 @@ def write_word2vec(table: Table, path: Path) -> list[Path]:
     return [path]
 
 
-def write_word2vec_binary(table: Table, path: Path) -> list[Path]:
+def write_word2vec_binary(table: Table, path: Path, replace: bool = True) -> list[Path]:
     """Table -> word2vec binary at `path` (gensim's layout: no b"\\n" after a record), atomically -> [path]."""
     check_keys(table, "word2vec-bin")
-    with atomic_writer(path, "wb") as f:
+    check_finite_to_write(path, table.keys, table.vectors)
+    with atomic_writer(path, "wb", replace) as f:
         f.write(f"{len(table.keys)} {table.vectors.shape[1]}\n".encode())
         for key, row in zip(table.keys, table.vectors.astype("<f4", copy=False), strict=True):
             f.write(key.encode("utf-8") + b" " + row.tobytes())
