@@ -124,13 +124,28 @@ def big_table(tmp_path_factory):
 
 
 @pytest.mark.parametrize("format", FORMATS)
-def test_two_exports_to_one_new_path_at_once_one_wins(tmp_path, big_table, format):
-    """Every format of the registry: both exports start, exactly one writes, the other exits 2."""
+def test_every_writer_refuses_an_output_that_appeared_since_the_command_began(tmp_path, format):
+    """What decides two writers' race, format by format: creating without replace fails on a file that is
+    there by the time the finished file is put in place, names it, and leaves it as it was."""
+    from embedlab.errors import OutputExistsError
+    from embedlab.vectors.io.formats import write_table
+
     out = tmp_path / f"out{_EXTENSION.get(format, '')}"
-    command = ["export", str(big_table), "--format", format, "--out", str(out), "--json"]
+    first = output_files(out, format)[0]
+    first.parent.mkdir(parents=True, exist_ok=True)
+    first.write_text("another writer's")
+    with pytest.raises(OutputExistsError, match=str(first)):
+        write_table(Vectors(["a", "b"], np.eye(2, dtype=np.float32)), out, format, replace=False)
+    assert first.read_text() == "another writer's"
+
+
+def test_two_exports_to_one_new_path_at_once_one_wins(tmp_path, big_table):
+    """Two real processes (the registry's formats all write through the same exclusive creation, above)."""
+    out = tmp_path / "out.txt"
+    command = ["export", str(big_table), "--format", "word2vec", "--out", str(out), "--json"]
     winner = _one_won(_at_once(command, command), out)
     written = [Path(p) for p in json.loads(winner.stdout)["files"]]
-    assert set(written) == set(output_files(out, format))
+    assert set(written) == set(output_files(out, "word2vec"))
     assert len(Vectors.load(out)) == 20_000  # whole: one writer's files, read back
 
 
