@@ -129,13 +129,14 @@ def test_every_writer_refuses_an_output_that_appeared_since_the_command_began(tm
     there by the time the finished file is put in place, names it, and leaves it as it was."""
     from embedlab.errors import OutputExistsError
     from embedlab.vectors.io.formats import write_table
+    from embedlab.vectors.io.table import Table
 
     out = tmp_path / f"out{_EXTENSION.get(format, '')}"
     first = output_files(out, format)[0]
     first.parent.mkdir(parents=True, exist_ok=True)
     first.write_text("another writer's")
     with pytest.raises(OutputExistsError, match=str(first)):
-        write_table(Vectors(["a", "b"], np.eye(2, dtype=np.float32)), out, format, replace=False)
+        write_table(Table(["a", "b"], np.eye(2, dtype=np.float32)), out, format, replace=False)
     assert first.read_text() == "another writer's"
 
 
