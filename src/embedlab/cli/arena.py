@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import CLOCKS, DEVICES, STRATEGIES, TASKS
-from embedlab.cli.options import JsonFlag
+from embedlab.cli.options import JsonFlag, refuse_inapplicable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -101,14 +101,9 @@ def arena(
         return
     if sweep:
         # a sweep's points race fixed strategies and tasks on FLOPs: say so rather than ignore the options
-        ignored = [f"--{name} {value}" for name, value in (("tasks", tasks), ("strategies", strategies)) if value]
-        ignored += [f"--clock {clock}"] if clock != "flops" else []
-        if ignored:
-            from embedlab.errors import InvalidValueError
-
-            raise InvalidValueError(
-                f"--sweep races its own strategies and tasks on FLOPs budgets; drop {', '.join(ignored)}"
-            )
+        refuse_inapplicable(
+            "--sweep", ["tasks", "strategies", "clock"], "it races its own strategies and tasks on FLOPs budgets"
+        )
         _sweep(out, "quick" if quick else "full", device, force, as_json)
         return
 
