@@ -133,3 +133,18 @@ def test_embed_cuts_dims_to_the_row(run_cli, monkeypatch):
     status, out, err = run_cli("embed", "cat", "--dims", HUGE)
     assert status == 0, err
     assert "Rows: the first 384 of 384 coordinates" in out and "x383" in out and "x384" not in out
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (("planted", "--groups", "100000", "--size", "100000", "--p-in", "0.5", "--p-out", "0.1"),
+         "a planted partition of 100,000 blocks of 100,000 nodes"),
+        (("karate", "--walks", "1000000000000"), "34,000,000,000,000 walks of 80 nodes on karate"),
+    ],
+    ids=["planted", "walks"],
+)  # fmt: skip
+def test_graph_sizes_against_memory(run_cli, tmp_path, args, shown):
+    out = tmp_path / "nodes.txt"
+    _memory_refusal(_one_line(run_cli, "graph", *args, "--dim", "4", "--out", str(out)), shown)
+    assert not out.exists()
