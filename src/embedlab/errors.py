@@ -31,7 +31,15 @@ class EmbedlabError(Exception):
 
 
 class InvalidValueError(EmbedlabError, ValueError):
-    """A value outside its allowed range, or of the wrong kind."""
+    """A value outside its allowed range, or of the wrong kind.
+
+    `param`, when set, is the parameter the message starts with ("topn must be >= 1; got 0"): a
+    caller that knows that parameter by another name (the command line's -k/--topn) can say it so.
+    """
+
+    def __init__(self, *args: object, param: str | None = None) -> None:
+        super().__init__(*args)
+        self.param = param  # the library's name of the bad value, or None
 
 
 class UnknownNameError(EmbedlabError, KeyError):
@@ -94,27 +102,27 @@ def check_int(name: str, value: object, *, low: int | None = None, high: int | N
     8
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidValueError(f"{name} must be an integer; got {value!r}")
+        raise InvalidValueError(f"{name} must be an integer; got {value!r}", param=name)
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise InvalidValueError(f"{name} must be {_range(low, high)}; got {value}")
+        raise InvalidValueError(f"{name} must be {_range(low, high)}; got {value}", param=name)
     return value
 
 
 def check_float(name: str, value: object, *, low: float | None = None, high: float | None = None) -> float:
     """Return `value` as float if it is a finite real number in [low, high]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise InvalidValueError(f"{name} must be a finite number; got {value!r}")
+        raise InvalidValueError(f"{name} must be a finite number; got {value!r}", param=name)
     value = float(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise InvalidValueError(f"{name} must be {_range(low, high)}; got {value}")
+        raise InvalidValueError(f"{name} must be {_range(low, high)}; got {value}", param=name)
     return value
 
 
 def check_choice(name: str, value: object, choices: tuple[str, ...] | list[str]) -> str:
     """Return `value` if it is one of `choices`."""
     if value not in choices:
-        raise InvalidValueError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
+        raise InvalidValueError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}", param=name)
     return value  # type: ignore[return-value]
 
 

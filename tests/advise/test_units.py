@@ -20,7 +20,16 @@ def test_bytes(text, n):
     assert parse_bytes(text) == n
 
 
-@pytest.mark.parametrize("text", ["", "seven", "7X", "-5M", "0", "1e999"])
+@pytest.mark.parametrize("text", ["", "seven", "7X", "-5M", "0", "1e-400"])
 def test_refused_with_the_text(text):
     with pytest.raises(InvalidValueError, match="must be"):
         parse_count(text)
+
+
+@pytest.mark.parametrize(
+    ("parse", "text"), [(parse_count, "1e999"), (parse_count, "1e400B"), (parse_bytes, "1e300TiB")]
+)
+def test_an_overflowing_size_is_called_infinite(parse, text):
+    # 1e400 is no number below 1: it is past the largest float, and the message says so
+    with pytest.raises(InvalidValueError, match=f"'{text}' is infinite: it overflows a float"):
+        parse(text)

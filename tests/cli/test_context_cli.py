@@ -34,7 +34,7 @@ def test_bad_input_is_one_line_and_exit_2(run_cli):
         (("context", RIVER, "--word", "bank"), "error: give at least 2 texts"),
         (("context", RIVER, "a cat", "--word", "bank"), "error: the word 'bank' (pieces: bank) is not in text 1"),
         (("context", RIVER, MONEY, "--word", "bank", "--layer", "7"), "error: --layer must be between 0 and 6"),
-        (("context", RIVER, MONEY, "-w", "bank", "--pooling", "max"), "error: pooling must be one of mean, first"),
+        (("context", RIVER, MONEY, "-w", "bank", "--pooling", "max"), "error: --pooling must be one of mean, first"),
         (("context", RIVER, MONEY), "error: Missing option '--word'"),
         (("context", "I love ☃ snow", "the ♞ knight", "--word", "✈"), "error: the word '✈' is outside this"),
     ]:

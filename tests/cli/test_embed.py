@@ -28,7 +28,7 @@ def test_table_output_and_pair(run_cli):
 
 def test_bad_input_is_one_line_and_exit_2(run_cli):
     for args, message in [
-        (("embed", ""), "error: text must be a non-empty string"),
+        (("embed", ""), "error: TEXT must be a non-empty string"),
         (("embed", "x", "--model", "nope"), "error: model 'nope' is neither a built-in name"),
         (("embed", "x", "--dims", "-1"), "error: --dims must be >= 0; got -1"),
         (("embed", "x", "--dims", "many"), "error: Invalid value for '--dims'"),

@@ -42,9 +42,9 @@ def test_a_planted_graph_is_built_from_its_options(run_cli):
 def test_mistakes_are_one_line_and_exit_2(run_cli):
     for args, message in [
         (("graph", "planted", "--groups", "3"), "a planted graph needs --size, --p-in, --p-out"),
-        (("graph", "karate", "--groups", "3", "--evaluate"), "belong to planted"),
+        (("graph", "karate", "--groups", "3", "--evaluate"), "does not apply to graph karate"),
         (("graph", "karate"), "nothing to do"),
-        (("graph", "karat", "--evaluate"), "graph must be one of karate"),
+        (("graph", "karat", "--evaluate"), "GRAPH must be one of karate"),
         (("graph", "karate", "--evaluate", "--q", "0"), "p and q must be > 0"),
     ]:
         status, stdout, err = run_cli(*args)

@@ -1,78 +1,71 @@
-"""An empty path ("" is Path("."), the current folder) is refused at every option and argument that
-takes a path, in one line (exit 2), and at every library entry point that takes one."""
+"""What every command shares (cli/options.py): options that do not apply to the chosen mode are refused,
+naming each as typed; library errors are told with the option the user typed (-k/--topn, not topn)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from embedlab.errors import InvalidValueError
-
-# every command line argument or option that takes a path (or a built-in name), with "" in its place
-EMPTY_PATHS = {
-    "neighbors VECTORS": ["neighbors", "", "king"],
-    "analogy VECTORS": ["analogy", "", "king - man + woman"],
-    "evaluate VECTORS": ["evaluate", ""],
-    "compare VECTORS": ["compare", "minilm", ""],
-    "export VECTORS": ["export", "", "--out", "x.txt"],
-    "export --out": ["export", "minilm", "--out", ""],
-    "graph --out": ["graph", "karate", "--out", ""],
-    "train CORPUS": ["train", "", "--out", "run"],
-    "train --out": ["train", "enwiki-sample", "--out", ""],
-    "train --init-from": ["train", "enwiki-sample", "--out", "run", "--init-from", ""],
-    "tokenizer train CORPUS": ["tokenizer", "train", "", "--vocab-size", "300", "--out", "t.json"],
-    "tokenizer train --out": ["tokenizer", "train", "enwiki-sample", "--vocab-size", "300", "--out", ""],
-    "tokenize --tokenizer": ["tokenize", "the cat", "--tokenizer", ""],
-    "embed --model": ["embed", "the cat", "--model", ""],
-    "context --model": ["context", "a bank", "the bank", "--word", "bank", "--model", ""],
-    "arena --out": ["arena", "--quick", "--out", ""],
-    "lab --vectors": ["lab", "--vectors", ""],
-}
+TABLE = "3 3\nking 0.1 0.2 0.3\nqueen 0.3 0.2 0.1\nman 1 0 0\n"
 
 
-@pytest.mark.parametrize("case", EMPTY_PATHS)
-def test_an_empty_path_is_refused_in_one_line(run_cli, tmp_path, monkeypatch, case):
-    monkeypatch.chdir(tmp_path)  # what a command would wrongly read or write is here, and must stay empty
-    status, out, err = run_cli(*EMPTY_PATHS[case])
-    assert status == 2 and out == "", (status, out, err)
-    assert err.strip().count("\n") == 0 and "Traceback" not in err, err
-    assert "empty path" in err, err
-    assert list(tmp_path.iterdir()) == []
+@pytest.fixture
+def files(tmp_path):
+    """A tiny word2vec text table and a tiny corpus: every command below stops before using them."""
+    (tmp_path / "t.txt").write_text(TABLE, encoding="utf-8")
+    (tmp_path / "c.txt").write_text("the cat sat on the mat\n" * 5, encoding="utf-8")
+    return tmp_path
 
 
-def _entry_points():
-    """Every library entry point that takes a path, called with ""."""
-    from embedlab.arena.runner import Race
-    from embedlab.data.corpora import open_corpus
-    from embedlab.data.models import resolve_model
-    from embedlab.files import atomic_write_text, make_new_folder, readable_file
-    from embedlab.tokenizer import load_tokenizer
-    from embedlab.train import RunConfig, train
-    from embedlab.vectors import Vectors
-    from embedlab.vectors.io import Table, read_table, write_table
-    from embedlab.vectors.subword import load
-
-    table = Table(["a"], np.ones((1, 2), np.float32))
-    return {
-        "read_table": lambda: read_table(""),
-        "write_table": lambda: write_table(table, ""),
-        "Vectors.load": lambda: Vectors.load(""),
-        "load": lambda: load(""),
-        "Vectors.save": lambda: Vectors(["a"], np.ones((1, 2), np.float32)).save(""),
-        "open_corpus": lambda: open_corpus(""),
-        "load_tokenizer": lambda: load_tokenizer(""),
-        "resolve_model": lambda: resolve_model(""),
-        "train": lambda: train(RunConfig(corpus="enwiki-sample"), ""),
-        "Race.open": lambda: Race.open("", "quick"),
-        "atomic_write_text": lambda: atomic_write_text("", "x"),
-        "make_new_folder": lambda: make_new_folder("", "run.json"),
-        "readable_file": lambda: readable_file("", "a table"),
-    }
+def _one_line_error(status: int, err: str, *named: str) -> None:
+    assert status == 2, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    for text in named:
+        assert text in err, err
 
 
-@pytest.mark.parametrize("name", list(_entry_points()))
-def test_an_empty_path_is_refused_by_every_library_entry_point(tmp_path, monkeypatch, name):
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(InvalidValueError, match="is empty"):
-        _entry_points()[name]()
-    assert list(tmp_path.iterdir()) == []
+# (arguments, the mode named, the options named as typed): each option changes nothing in that mode
+INAPPLICABLE = [
+    (("train", "{c}", "--out", "{out}", "--method", "lm", "--window", "3", "--min-count", "2"),
+     "to --method lm", ("--window 3, --min-count 2",)),
+    (("train", "{c}", "--out", "{out}", "--vocab-size", "500"), "to --method sgns", ("--vocab-size 500",)),
+    (("train", "{c}", "--out", "{out}", "--method", "cbow", "--untied"), "to --method cbow", ("--untied",)),
+    (("graph", "karate", "--groups", "3", "--evaluate"), "to graph karate", ("--groups 3",)),
+    (("arena", "--sweep", "--clock", "wall", "--out", "{out}"), "to --sweep", ("--clock wall",)),
+    (("arena", "--sweep", "--tasks", "lm", "--out", "{out}"), "to --sweep", ("--tasks lm",)),
+    (("compare", "{t}", "{t}", "--seed", "3"), "to a comparison without --evaluate", ("--seed 3",)),
+    (("compare", "{t}", "{t}", "--resamples", "200"), "to a comparison without --evaluate", ("--resamples 200",)),
+    (("evaluate", "{t}", "--resamples", "0", "--seed", "4"), "to --resamples 0", ("--seed 4",)),
+    (("advise", "--modality", "image", "--languages", "5", "--seq-len", "9"), "to --modality image",
+     ("--languages 5, --seq-len 9",)),
+    (("advise", "--detail", "speed"), "to --modality text", ("--detail speed",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "mode", "named"), INAPPLICABLE, ids=lambda v: " ".join(v) if isinstance(v, tuple) else None
+)
+def test_an_option_that_does_not_apply_is_refused_naming_it(run_cli, files, args, mode, named):
+    args = [a.format(c=files / "c.txt", t=files / "t.txt", out=files / "out") for a in args]
+    status, _, err = run_cli(*args)
+    _one_line_error(status, err, *named, "not apply " + mode, "drop")
+    assert not (files / "out").exists()  # refused before any work
+
+
+# (arguments, the option as typed at the start of the message): the library names its own parameter
+LIBRARY_NAMES = [
+    (("neighbors", "{t}", "king", "-k", "0"), "-k/--topn must be >= 1; got 0"),
+    (("analogy", "{t}", "king - man + queen", "-k", "0"), "-k/--topn must be >= 1; got 0"),
+    (("neighbors", "{t}", "king", "--metric", "cos"), "--metric must be one of"),
+    (("train", "{c}", "--out", "{out}", "--dim", "0"), "--dim must be >= 1; got 0"),
+    (("train", "{c}", "--out", "{out}", "--min-n", "2"), "--min-n 2 needs subwords"),
+    (("graph", "karate", "--walks", "0", "--out", "{out}"), "--walks must be >= 1; got 0"),
+    (("size", "--vocab", "0", "--dim", "3"), "--vocab must be >= 1"),
+    (("tokenizer", "train", "{c}", "--vocab-size", "1", "--out", "{out}"), "--vocab-size 1 is below"),
+]
+
+
+@pytest.mark.parametrize(("args", "named"), LIBRARY_NAMES, ids=lambda v: " ".join(v) if isinstance(v, tuple) else None)
+def test_a_library_error_names_the_option_as_typed(run_cli, files, args, named):
+    args = [a.format(c=files / "c.txt", t=files / "t.txt", out=files / "out") for a in args]
+    status, _, err = run_cli(*args)
+    _one_line_error(status, err, "error: " + named)

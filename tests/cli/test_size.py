@@ -162,9 +162,9 @@ BAD_INPUTS = [
         ["--vocab", "100", "--dim", "8", "--hashed-rows", "0"],
         "'--hashed-rows': Input should be greater than or equal to 1",
     ),
-    (["--vocab", "100", "--dim", "8", "--hashed-rows", "101"], "hashed_rows must be between 1 and 100; got 101"),
-    (["--vocab", "100", "--dim", "8", "--hashed-rows", "10", "--hash-count", "0"], "hash_count must be >= 1; got 0"),
-    (["--vocab", "100", "--dim", "8", "--qr-buckets", "101"], "qr_buckets must be between 1 and 100; got 101"),
+    (["--vocab", "100", "--dim", "8", "--hashed-rows", "101"], "--hashed-rows must be between 1 and 100; got 101"),
+    (["--vocab", "100", "--dim", "8", "--hashed-rows", "10", "--hash-count", "0"], "--hash-count must be >= 1; got 0"),
+    (["--vocab", "100", "--dim", "8", "--qr-buckets", "101"], "--qr-buckets must be between 1 and 100; got 101"),
     (["--vocab", "100", "--dim", "7", "--qr-buckets", "9", "--qr-op", "concat"], "dim must be even for concat"),
     (
         ["--vocab", "100", "--dim", "8", "--adaptive-cutoffs", "60,20"],

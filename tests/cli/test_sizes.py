@@ -49,7 +49,8 @@ def _memory_refusal(err: str, size: str) -> None:
 )
 def test_train_sizes_against_memory(run_cli, corpus, tmp_path, option, shown):
     out = tmp_path / "run"
-    err = _one_line(run_cli, "train", str(corpus), "--out", str(out), "--min-count", "1", *option)
+    word2vec = () if "lm" in option else ("--min-count", "1")  # an lm keeps every piece: --min-count is refused
+    err = _one_line(run_cli, "train", str(corpus), "--out", str(out), *word2vec, *option)
     _memory_refusal(err, shown)
     assert not out.exists()  # refused before the folder was made
 
@@ -69,7 +70,7 @@ def test_train_sizes_the_tables_once_the_words_are_counted(run_cli, corpus, tmp_
     ("option", "message"),
     [
         (("--threads", HUGE), "threads must be between 1 and 1024"),
-        (("--method", "lm", "--vocab-size", HUGE), "vocab_size must be between 257 and 1000000"),
+        (("--method", "lm", "--vocab-size", HUGE), "--vocab-size must be between 257 and 1000000"),
     ],
 )
 def test_train_sizes_with_a_range(run_cli, corpus, tmp_path, option, message):
@@ -109,7 +110,7 @@ def test_size_counts_any_size(run_cli):
             "resamples must be an integer between 100 and 100,000",
         ),
         (("evaluate", "minilm", "--resamples", HUGE), "resamples must be"),
-        (("context", "a bank", "the bank", "--word", "bank", "--nearest", HUGE), "nearest must be between 0 and 100"),
+        (("context", "a bank", "the bank", "--word", "bank", "--nearest", HUGE), "-k must be between 0 and 100"),
         (("context", "a bank", "the bank", "--word", "bank", "--layer", HUGE), "--layer must be between 0 and 6"),
         (("lab", "--port", HUGE), "port must be between 1 and 65535"),
     ],
@@ -132,3 +133,18 @@ def test_embed_cuts_dims_to_the_row(run_cli, monkeypatch):
     status, out, err = run_cli("embed", "cat", "--dims", HUGE)
     assert status == 0, err
     assert "Rows: the first 384 of 384 coordinates" in out and "x383" in out and "x384" not in out
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (("planted", "--groups", "100000", "--size", "100000", "--p-in", "0.5", "--p-out", "0.1"),
+         "a planted partition of 100,000 blocks of 100,000 nodes"),
+        (("karate", "--walks", "1000000000000"), "34,000,000,000,000 walks of 80 nodes on karate"),
+    ],
+    ids=["planted", "walks"],
+)  # fmt: skip
+def test_graph_sizes_against_memory(run_cli, tmp_path, args, shown):
+    out = tmp_path / "nodes.txt"
+    _memory_refusal(_one_line(run_cli, "graph", *args, "--dim", "4", "--out", str(out)), shown)
+    assert not out.exists()

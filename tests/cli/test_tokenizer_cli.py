@@ -134,7 +134,7 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, corpus, tmp_path):
         ),
         (
             ("tokenizer", "train", str(corpus), "--vocab-size", "100", "--out", str(tmp_path / "t.json")),
-            "error: vocab_size 100 is below the alphabet size 256",
+            "error: --vocab-size 100 is below the alphabet size 256",
         ),
         (
             ("tokenizer", "train", str(corpus), "--vocab-size", "300", "--out", str(tmp_path / "no" / "t.json")),
@@ -143,7 +143,7 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, corpus, tmp_path):
         (("tokenize", "x", "--tokenizer", "gpt-5"), "error: tokenizer 'gpt-5' is neither a built-in name"),
         (
             (*reference, "--alphabet", "chars", "--vocab-size", "5"),
-            "error: vocab_size 5 is below the alphabet size 13 (0 specials + 13 distinct characters of the text)",
+            "error: --vocab-size 5 is below the alphabet size 13 (0 specials + 13 distinct characters of the text)",
         ),  # t h e ␣ c a s o n m d g l
         (
             (*reference, "--tie", "random", "--vocab-size", "300"),

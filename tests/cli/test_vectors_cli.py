@@ -130,7 +130,7 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path):
     broken.write_text("2 3\na 1 2 3\nb 1 2\n")
     for args, message in [
         (("neighbors", "minilm", "kign"), "error: unknown key 'kign'"),
-        (("neighbors", "minilm", "king", "-k", "0"), "error: topn must be"),
+        (("neighbors", "minilm", "king", "-k", "0"), "error: -k/--topn must be >= 1; got 0"),
         (("neighbors", "minilm", "king", "--metric", "manhattan"), "error: metric must be one of"),
         (("neighbors", "nowhere.txt", "king"), "error: vectors 'nowhere.txt' are neither a built-in table"),
         (("neighbors", str(broken), "a"), f"error: {broken}"),

@@ -59,3 +59,20 @@ def test_a_report_scores_both_embeddings_the_same_way():
     assert report.to_dict()["spectral"]["link_auc"] == report.spectral.link_auc
     florentine = measure(load_graph("florentine"), WalkConfig(seed=1), train_config(dim=4, seed=1, threads=1))
     assert florentine.ours.accuracy is None and 0.0 <= florentine.ours.link_auc <= 1.0
+
+
+def test_a_complete_graph_has_no_non_edge_to_score_against():
+    # every pair of 5 nodes is an edge: the draw of non-edges would never end
+    with pytest.raises(InvalidValueError, match="0 node pairs without an edge"):
+        split_edges(planted_partition(1, 5, 1.0, 0.0), 0.2)
+
+
+@pytest.mark.parametrize(
+    ("groups", "size", "p_in", "found"), [(1, 1, 1.0, "1 node and no edge"), (1, 3, 1.0, "3 edges")]
+)
+def test_a_graph_too_small_to_measure_is_refused(groups, size, p_in, found):
+    from embedlab.graphs import WalkConfig, train_config
+    from embedlab.graphs.report import measure
+
+    with pytest.raises(InvalidValueError, match=found):
+        measure(planted_partition(groups, size, p_in, 0.0), WalkConfig(walks_per_node=1), train_config(dim=2))

@@ -125,3 +125,15 @@ def test_bad_input_names_the_value():
         planted_partition(2, 10, 1.5, 0.1)
     with pytest.raises(InvalidValueError, match="geometric"):
         planted_partition(2, 10, 0.5, 0.1, sampler="fast")
+
+
+def test_a_graph_without_edges_is_built_with_an_empty_adjacency():
+    for graph in (from_edges("none", ["a", "b", "c"], np.empty((0, 2))), planted_partition(2, 3, 0.0, 0.0)):
+        assert graph.edges == 0 and graph.indptr.tolist() == [0] * (graph.nodes + 1)
+    assert planted_partition(1, 1, 1.0, 0.0).nodes == 1
+
+
+def test_a_planted_graph_larger_than_memory_is_refused_before_drawing():
+    # 10^5 blocks of 10^5 nodes at p_out 0.1: ~5·10^18 expected edges, far past any machine
+    with pytest.raises(InvalidValueError, match=r"100,000 blocks of 100,000 nodes: needs at least .* available"):
+        planted_partition(100_000, 100_000, 0.5, 0.1)

@@ -60,3 +60,15 @@ def test_bad_walk_settings_name_the_value():
         WalkConfig(p=0.0)
     with pytest.raises(InvalidValueError, match="length"):
         WalkConfig(length=0)
+
+
+@pytest.mark.parametrize("graph", [from_edges("lonely", ["a"], np.empty((0, 2))), from_edges("dust", list("abc"), [])])
+def test_a_graph_without_edges_is_refused_before_walking(graph):
+    with pytest.raises(InvalidValueError, match=rf"graph {graph.name} has {graph.nodes} nodes? and no edge"):
+        random_walks(graph, WalkConfig(walks_per_node=1, length=2))
+
+
+def test_walks_larger_than_memory_are_refused_before_allocating():
+    # 34 nodes × 10^12 walks × 80 int32 steps: 10 PiB, past any machine
+    with pytest.raises(InvalidValueError, match=r"34,000,000,000,000 walks of 80 nodes on karate: needs at least"):
+        random_walks(load_graph("karate"), WalkConfig(walks_per_node=10**12))

@@ -51,6 +51,8 @@ def test_multilingual_large(advise_client):
         ({"modality": "image", "image_size": 100}, "image_size"),
         ({"modality": "audio"}, "modality"),
         ({"languages": 0}, "languages"),
+        ({"params": "1e400B"}, "parameter count '1e400B' is infinite"),  # not "must be at least 1"
+        ({"memory": "1e300TB"}, "memory size '1e300TB' is infinite"),
     ],
 )
 def test_bad_input_is_a_4xx_naming_it(advise_client, query, named):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 
 from embedlab.errors import InvalidValueError
 
@@ -37,6 +38,11 @@ def _parse(what: str, text: str, suffixes: dict[str, int], examples: str) -> int
             f"{what} must be a number with an optional unit ({known}), e.g. {examples}; got {text!r}"
         )
     value = float(match.group(1)) * suffixes[unit]
-    if not math.isfinite(value) or value < 1:
+    if not math.isfinite(value):  # 1e400, or 1e300 times a unit: past the largest float, 1.8e308
+        raise InvalidValueError(
+            f"{what} {text.strip()!r} is infinite: it overflows a float (at most {sys.float_info.max:.1e}); "
+            f"give a finite size, e.g. {examples}"
+        )
+    if value < 1:
         raise InvalidValueError(f"{what} must be at least 1; got {text!r}")
     return round(value)

@@ -26,7 +26,8 @@ each command imports the library it needs when it runs (tests/cli/test_help.py h
 Help pages are Typer's plain layout (rich_markup_mode=None): at 80 columns its description column
 keeps 44 characters or more, where rich's panels left about 20.
 
-options.py    what several commands share: --json, --force and the rule behind it
+options.py    what several commands share: --json, --force, refusing options that do not apply, errors
+              told in the options' names (as_typed, which wraps every command below)
 choices.py    the names help pages list (metrics, formats, tie rules...), pinned to their homes by a test
 size.py       `embedlab size`: parameters and memory of a layout or a preset
 embed.py      `embedlab embed`: a real model's input pipeline, step by step
@@ -49,6 +50,7 @@ import sys
 import typer
 
 from embedlab.cli import advise, arena, compare, context, embed, graph, lab, size, tokenizer, train, vectors
+from embedlab.cli.options import as_typed
 from embedlab.errors import EmbedlabError, InvalidValueError
 
 app = typer.Typer(
@@ -59,21 +61,21 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-app.command("size")(size.size)
-app.command("embed")(embed.embed)
-app.command("context")(context.context)
-app.command("tokenize")(tokenizer.tokenize)
+app.command("size")(as_typed(size.size, vocab_size="vocab", n_segments="segments", in_channels="channels"))
+app.command("embed")(as_typed(embed.embed))
+app.command("context")(as_typed(context.context))
+app.command("tokenize")(as_typed(tokenizer.tokenize))
 app.add_typer(tokenizer.app, name="tokenizer")
-app.command("neighbors")(vectors.neighbors)
-app.command("analogy")(vectors.analogy)
-app.command("evaluate")(vectors.evaluate)
-app.command("compare")(compare.compare)
-app.command("export")(vectors.export)
-app.command("train")(train.train)
-app.command("arena")(arena.arena)
-app.command("advise")(advise.advise)
-app.command("graph")(graph.graph)
-app.command("lab")(lab.lab)
+app.command("neighbors")(as_typed(vectors.neighbors))
+app.command("analogy")(as_typed(vectors.analogy))
+app.command("evaluate")(as_typed(vectors.evaluate))
+app.command("compare")(as_typed(compare.compare))
+app.command("export")(as_typed(vectors.export))
+app.command("train")(as_typed(train.train))
+app.command("arena")(as_typed(arena.arena))
+app.command("advise")(as_typed(advise.advise))
+app.command("graph")(as_typed(graph.graph, walks_per_node="walks"))
+app.command("lab")(as_typed(lab.lab))
 
 
 def main(argv: list[str] | None = None) -> None:

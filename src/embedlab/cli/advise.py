@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import ADVISE_POSITIONS, DETAILS, DTYPES, MODALITIES
-from embedlab.cli.options import JsonFlag
+from embedlab.cli.options import JsonFlag, refuse_inapplicable
 
 if TYPE_CHECKING:
     from embedlab.advise import Advice
 
+TEXT_ONLY = ("languages", "seq_len", "positions")  # the chart's text questions
+IMAGE_ONLY = ("image_size", "detail")  # and its image ones
 _COLOURS = {"supports": "green", "contradicts": "red", "not measured here": "dim"}
 
 
@@ -72,6 +74,10 @@ def advise(
       embedlab advise --params 8B --languages 5 --memory 2GiB --json
     """
     from embedlab.sims.advise import advice  # the lab page's entry: sizes typed as text, as here
+
+    other = {"text": IMAGE_ONLY, "image": TEXT_ONLY}.get(modality, ())  # an unknown modality: advice says so
+    branch = "image" if other == IMAGE_ONLY else "text"
+    refuse_inapplicable(f"--modality {modality}", other, f"a question of the chart's {branch} branch")
 
     answer = advice(
         modality,

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import CLOCKS, DEVICES, STRATEGIES, TASKS
-from embedlab.cli.options import JsonFlag, path_value
+from embedlab.cli.options import JsonFlag, path_value, refuse_inapplicable
+from embedlab.errors import InvalidValueError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -103,18 +104,21 @@ def arena(
         return
     if sweep:
         # a sweep's points race fixed strategies and tasks on FLOPs: say so rather than ignore the options
-        ignored = [f"--{name} {value}" for name, value in (("tasks", tasks), ("strategies", strategies)) if value]
-        ignored += [f"--clock {clock}"] if clock != "flops" else []
-        if ignored:
-            from embedlab.errors import InvalidValueError
-
-            raise InvalidValueError(
-                f"--sweep races its own strategies and tasks on FLOPs budgets; drop {', '.join(ignored)}"
-            )
+        refuse_inapplicable(
+            "--sweep", ["tasks", "strategies", "clock"], "it races its own strategies and tasks on FLOPs budgets"
+        )
         _sweep(out, "quick" if quick else "full", device, force, as_json)
         return
 
-    race = Race.open(out, "quick" if quick else "full", _names(strategies), _names(tasks), device, force, clock)
+    race = Race.open(
+        out,
+        "quick" if quick else "full",
+        _names(strategies, "--strategies"),
+        _names(tasks, "--tasks"),
+        device,
+        force,
+        clock,
+    )
     console = Console(stderr=as_json)
     if not as_json:
         console.print(scale_table(race))
@@ -278,8 +282,15 @@ def _size(layout) -> str:
     return f"{layout.vocab_size:,}×{layout.dim:,}"
 
 
-def _names(text: str | None) -> list[str] | None:
-    return None if text is None else [name.strip() for name in text.split(",") if name.strip()]
+def _names(text: str | None, option: str) -> list[str] | None:
+    """A comma-separated list -> its names; None: not given (all). A list given that names nothing
+    would select nothing, and is refused rather than read as "all"."""
+    if text is None:
+        return None
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise InvalidValueError(f"{option} {text!r} names nothing; give one name or more, comma-separated")
+    return names
 
 
 def _progress(console: Console) -> Progress:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import RESAMPLES
-from embedlab.cli.options import JsonFlag, path_text
+from embedlab.cli.options import JsonFlag, path_text, refuse_inapplicable
 from embedlab.cli.vectors import load, working
 
 if TYPE_CHECKING:
@@ -68,6 +68,8 @@ def compare(
 
     if evaluate:
         check_bootstrap(resamples, CONFIDENCE, seed)  # before the tables load, not after
+    else:
+        refuse_inapplicable("a comparison without --evaluate", ["resamples", "seed"], "only --evaluate resamples")
 
     table_a = load(a, as_json)
     table_b = table_a if b == a else load(b, as_json)

@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from embedlab.cli.choices import GRAPH_DIM, GRAPH_WINDOW, GRAPHS
-from embedlab.cli.options import ForceFlag, JsonFlag, path_text, refuse_existing
+from embedlab.cli.options import ForceFlag, JsonFlag, path_text, refuse_existing, refuse_inapplicable
 from embedlab.errors import InvalidValueError
 
 PLANTED = "planted"
@@ -67,8 +67,8 @@ def graph(
     if graph == PLANTED and None in planted.values():
         missing = ", ".join(f"--{k.replace('_', '-')}" for k, v in planted.items() if v is None)
         raise InvalidValueError(f"a planted graph needs {missing}")
-    if graph != PLANTED and any(v is not None for v in planted.values()):
-        raise InvalidValueError(f"--groups, --size, --p-in and --p-out belong to {PLANTED}; got graph {graph!r}")
+    if graph != PLANTED:
+        refuse_inapplicable(f"graph {graph}", planted, f"--groups, --size, --p-in and --p-out build a {PLANTED} graph")
     if out is None and not evaluate:
         raise InvalidValueError("nothing to do: add --out PATH to write the table, --evaluate to score it, or both")
     if out is not None:

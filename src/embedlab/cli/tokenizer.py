@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import SPLITS, TIE_RULES
-from embedlab.cli.options import ForceFlag, JsonFlag, path_text, path_value, refuse_existing
+from embedlab.cli.options import ForceFlag, JsonFlag, as_typed, path_text, path_value, refuse_existing
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice
 from embedlab.sizing.memory import check_memory
 
@@ -41,7 +41,6 @@ FAST_SPLITS = ("gpt2", "whitespace")  # the splits FastTokenizer.train has too
 TIE_HELP = "; ".join(f"{name}: {rule}" for name, rule in TIE_RULES.items())
 
 
-@app.command("train")
 def train(
     corpus: Annotated[
         str,
@@ -175,6 +174,9 @@ def train(
             f"{summary['trainer']} BPE, {tokenizer.vocab_size:,} tokens from {source.name} in {seconds:.1f} s -> {out}",
             highlight=False,
         )
+
+
+app.command("train")(as_typed(train))
 
 
 def _fast_trainer_bytes(vocab_size: int) -> int:

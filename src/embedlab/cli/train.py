@@ -26,7 +26,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import DEVICES, MAX_HASH_COUNT, METHODS
-from embedlab.cli.options import JsonFlag, path_text, path_value
+from embedlab.cli.options import JsonFlag, path_text, path_value, refuse_inapplicable
+
+# the options of one method family, refused with the other (--subwords and --freeze: RunConfig says why)
+WORD2VEC_ONLY = ("window", "negative", "min_count")
+LM_ONLY = ("vocab_size", "tied")
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -186,6 +190,10 @@ def train(
     from embedlab.train.config import RunConfig
     from embedlab.train.distributed import Dist
 
+    if method == "lm":
+        refuse_inapplicable("--method lm", WORD2VEC_ONLY, "a transformer over BPE pieces in fixed windows")
+    elif method is not None or not resume:  # a resumed run's method is the folder's, checked by RunConfig
+        refuse_inapplicable(f"--method {method or 'sgns'}", LM_ONLY, "word2vec trains whole words, with no head")
     # every option named after a RunConfig setting is that setting; None leaves it to the default (or the run's)
     settings = {f.name for f in fields(RunConfig) if f.init}
     config = RunConfig(**{name: value for name, value in locals().items() if name in settings})

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from embedlab.cli.choices import ANALOGY_METHODS, EXTENSIONS, FORMATS, METRICS, RESAMPLES
-from embedlab.cli.options import ForceFlag, JsonFlag, path_text, refuse_existing
+from embedlab.cli.options import ForceFlag, JsonFlag, path_text, refuse_existing, refuse_inapplicable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -148,6 +148,8 @@ def evaluate(
     from embedlab.vectors.intervals import CONFIDENCE, check_bootstrap
 
     check_bootstrap(resamples, CONFIDENCE, seed, allow_off=True)  # before the table loads, not after
+    if resamples == 0:
+        refuse_inapplicable("--resamples 0", ["seed"], "the seed draws the resamples, and there are none")
     table = load(vectors, as_json)
     with working("scoring benchmarks", as_json):
         results = evaluate_all(

@@ -106,10 +106,16 @@ def split_edges(graph: Graph, fraction: float = 0.1, seed: int = 1) -> tuple[Gra
     held = int(round(fraction * len(edges)))
     if held == 0 or held == len(edges):
         raise InvalidValueError(f"fraction {fraction} of {len(edges)} edges holds out {held}: none or all")
+    N = graph.nodes
+    non_edges = N * (N - 1) // 2 - len(edges)
+    if non_edges < held:  # the draw below would never end
+        raise InvalidValueError(
+            f"graph {graph.name} has {non_edges:,} node pairs without an edge; link prediction scores {held:,} "
+            f"held-out edges against as many of them (a complete graph has none to score against)"
+        )
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(edges))
     kept, positive = edges[order[held:]], edges[order[:held]]
-    N = graph.nodes
     existing = set((edges[:, 0] * N + edges[:, 1]).tolist())
     negative: list[tuple[int, int]] = []
     while len(negative) < held:

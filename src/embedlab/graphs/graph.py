@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from embedlab.errors import InvalidValueError, check_choice, check_float, check_int
+from embedlab.sizing.memory import check_memory
 
 # name -> (networkx generator, node attribute holding a known community or None, what it is)
 GRAPHS = {
@@ -84,7 +85,7 @@ def from_edges(name: str, keys: list[str], edges: np.ndarray, labels=None, label
     # each edge both ways as one int64 source·N + target, sorted (by source, then target) and deduplicated:
     # 1.5 s on 12M pairs where np.unique takes 16 s (its hash pass) and np.unique(axis=0) 9 s
     both = np.sort(np.concatenate([edges[:, 0] * N + edges[:, 1], edges[:, 1] * N + edges[:, 0]]))
-    both = both[np.concatenate([[True], both[1:] != both[:-1]])]  # (2E,)
+    both = both[np.concatenate([both[:1] == both[:1], both[1:] != both[:-1]])]  # (2E,); no edge: empty
     indptr = np.zeros(N + 1, dtype=np.int64)
     np.cumsum(np.bincount(both // N, minlength=N), out=indptr[1:])
     labels = None if labels is None else np.asarray(labels, dtype=np.int64)
@@ -133,6 +134,8 @@ def planted_partition(
     check_float("p_out", p_out, low=0.0, high=1.0)
     check_int("seed", seed, low=0)
     check_choice("sampler", sampler, PLANTED_SAMPLERS)
+    what = f"a planted partition of {groups:,} blocks of {size:,} nodes"
+    check_memory(what, planted_bytes(groups, size, p_in, p_out))  # before networkx or numpy draws a pair
     if sampler == "networkx":
         import networkx as nx
 
@@ -144,6 +147,23 @@ def planted_partition(
     return from_edges(
         name, [str(v) for v in range(groups * size)], edges, labels, tuple(f"block {b}" for b in range(groups))
     )
+
+
+# bytes a planted graph needs at least, per expected edge: the (E, 2) int64 draw, the (2E,) int64 pairs both
+# ways that from_edges sorts, and the (2E,) int32 CSR indices; per node: indptr and label (int64) and the key
+# (a str object, 49 bytes at least)
+_BYTES_PER_EDGE, _BYTES_PER_NODE = 2 * 8 + 2 * 8 + 2 * 4, 8 + 8 + 49
+
+
+def planted_bytes(groups: int, size: int, p_in: float, p_out: float) -> int:
+    """A lower bound of the bytes planted_partition allocates, from its expected number of edges.
+
+    >>> planted_bytes(2, 3, 1.0, 0.0)   # 6 edges (3 a block) × 40 + 6 nodes × 65
+    630
+    """
+    inside = groups * size * (size - 1) / 2 * p_in
+    across = groups * (groups - 1) / 2 * size * size * p_out
+    return int((inside + across) * _BYTES_PER_EDGE) + groups * size * _BYTES_PER_NODE
 
 
 def _bernoulli_positions(count: int, p: float, rng: np.random.Generator) -> np.ndarray:

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from embedlab.errors import InvalidValueError
 from embedlab.graphs.embed import train_walks
 from embedlab.graphs.evaluate import (
     community_recovery,
@@ -25,7 +26,7 @@ from embedlab.graphs.evaluate import (
     split_edges,
 )
 from embedlab.graphs.graph import Graph
-from embedlab.graphs.walks import WalkConfig, random_walks
+from embedlab.graphs.walks import WalkConfig, check_walkable, random_walks
 from embedlab.train.config import RunConfig
 
 HELD_OUT = 0.1  # share of edges hidden for link prediction
@@ -67,9 +68,25 @@ def _scores(X: np.ndarray, X_split: np.ndarray, graph: Graph, held, seconds: flo
     )
 
 
+MIN_EDGES = int(np.ceil(0.5 / HELD_OUT))  # the fewest edges of which HELD_OUT rounds to one held out
+MIN_NODES = 3  # the spectral baseline's width is at most N - 2
+
+
+def check_measurable(graph: Graph) -> None:
+    """Raise InvalidValueError unless `graph` is large enough to measure: walkable, with MIN_EDGES edges
+    (link prediction holds out HELD_OUT of them, at least one) and MIN_NODES nodes (spectral's width)."""
+    check_walkable(graph)
+    if graph.edges < MIN_EDGES or graph.nodes < MIN_NODES:
+        raise InvalidValueError(
+            f"graph {graph.name} has {graph.nodes:,} nodes and {graph.edges:,} edges: measuring it needs at least "
+            f"{MIN_NODES} nodes and {MIN_EDGES} edges ({HELD_OUT:.0%} of them are held out for link prediction)"
+        )
+
+
 def measure(graph: Graph, walks: WalkConfig, config: RunConfig) -> GraphReport:
     """Embed `graph` both ways at config.dim and score both the same way (seeded by config.seed); the
     spectral width is capped at N - 2, so a small graph (karate: 34 nodes) takes the default width too."""
+    check_measurable(graph)
     seed, spectral_dim = config.seed, min(config.dim, graph.nodes - 2)
     split, *held = split_edges(graph, HELD_OUT, seed=seed)
 

@@ -31,6 +31,7 @@ from numba import njit, prange
 
 from embedlab.errors import InvalidValueError, check_float, check_int
 from embedlab.graphs.graph import Graph
+from embedlab.sizing.memory import check_memory
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # splitmix64's increment
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
@@ -135,11 +136,30 @@ def walk_starts(nodes: int, config: WalkConfig) -> np.ndarray:
     return np.concatenate([rng.permutation(nodes) for _ in range(config.walks_per_node)]).astype(np.int64)
 
 
+WALK_BYTES, START_BYTES = 4, 8  # a walk's node (int32), a walk's start node (int64)
+
+
+def check_walkable(graph: Graph) -> None:
+    """Raise InvalidValueError unless `graph` has an edge: a walk on a graph with none never takes a
+    step, so every walk is its start node alone and skip-gram has no context to learn from."""
+    if graph.edges == 0:
+        nodes = f"{graph.nodes:,} node" + ("" if graph.nodes == 1 else "s")
+        raise InvalidValueError(
+            f"graph {graph.name} has {nodes} and no edge: a random walk has nowhere to step, so there is "
+            "nothing to learn; give it edges (a planted graph: p_in or p_out above 0, blocks of 2 or more nodes)"
+        )
+
+
 def random_walks(graph: Graph, config: WalkConfig, threads: int | None = None) -> np.ndarray:
     """Graph -> (N · walks_per_node, length) int32 walks of node indices; -1 fills a walk after a dead end
     (only an isolated node has one: a walk stays on its component). threads: numba's (None: all)."""
     if threads is not None:
         numba.set_num_threads(min(check_int("threads", threads, low=1), numba.config.NUMBA_NUM_THREADS))
+    check_walkable(graph)
+    W = graph.nodes * config.walks_per_node
+    check_memory(
+        f"{W:,} walks of {config.length:,} nodes on {graph.name}", W * config.length * WALK_BYTES + W * START_BYTES
+    )
     starts = walk_starts(graph.nodes, config)
     inverse = (1.0 / config.p, 1.0 / config.q)
     return walk_kernel(graph.indptr, graph.indices, starts, config.length, *inverse, not config.uniform, config.seed)

@@ -123,7 +123,7 @@ class Pipeline:
         """Tokenize `text` (and `pair` as sentence B) and run the input embedding on it, summing the
         addends named in `include` (default: all the recipe has; see InputEmbedding.addends)."""
         if not isinstance(text, str) or not text.strip():
-            raise InvalidValueError("text must be a non-empty string")
+            raise InvalidValueError("text must be a non-empty string", param="text")
         enc = self.tokenizer.encode(text, pair) if pair is not None else self.tokenizer.encode(text)
         max_len = self.embedding.config.max_len
         if len(enc.ids) > max_len:

@@ -168,7 +168,9 @@ class EmbeddingLayout:
 
     def _check_text(self) -> None:
         if self.vocab_size < 1:
-            raise InvalidValueError(f"vocab_size must be >= 1 for a text layout; got {self.vocab_size}")
+            raise InvalidValueError(
+                f"vocab_size must be >= 1 for a text layout; got {self.vocab_size}", param="vocab_size"
+            )
         if self.image_size:
             raise InvalidValueError(f"image_size {self.image_size} needs patch_size >= 1 (an image layout); got 0")
         if self.positions == "learned" and self.max_len < 1:

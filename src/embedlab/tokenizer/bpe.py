@@ -137,7 +137,8 @@ class BPE:
                 symbols = "bytes" if self.mode == "byte" else "distinct characters of the text"
                 raise InvalidValueError(
                     f"vocab_size {vocab_size} is below the alphabet size {len(self.vocab)} "
-                    f"({len(self.special_tokens)} specials + {n_symbols} {symbols})"
+                    f"({len(self.special_tokens)} specials + {n_symbols} {symbols})",
+                    param="vocab_size",
                 )
             num_merges = vocab_size - len(self.vocab)
         num_merges = check_int("num_merges", num_merges, low=0)

@@ -66,7 +66,8 @@ class FastTokenizer:
         if vocab_size < floor:
             raise InvalidValueError(
                 f"vocab_size {vocab_size} is below the alphabet size {floor} "
-                f"({len(special_tokens)} specials + 256 bytes)"
+                f"({len(special_tokens)} specials + 256 bytes)",
+                param="vocab_size",
             )
         tokenizer = Tokenizer(models.BPE())
         if split == "gpt2":  # ByteLevel's own regex is GPT-2's

@@ -131,7 +131,7 @@ class RunConfig:
                 if mode not in f.metadata:
                     continue
                 if not on and value is not None:
-                    raise InvalidValueError(f"{f.name} {value} needs {mode}: {why}")
+                    raise InvalidValueError(f"{f.name} {value} needs {mode}: {why}", param=f.name)
                 if on and value is None:
                     setattr(self, f.name, f.metadata[mode])
         if not self.subwords:

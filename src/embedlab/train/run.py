@@ -179,6 +179,14 @@ def train(
         init = InitReport.of(config.init_from, len(job.keys), 0, config.freeze)  # resumed: the checkpoint's
         if source is not None:
             run_rows, source_rows = match_rows(job.keys, source, pieces=job.unit == "pieces")
+            if len(run_rows) == 0:  # a start that starts nothing is a mistake, not a run from the seeded init
+                first = ", ".join(repr(k) for k in job.keys[:3])
+                raise InvalidValueError(
+                    f"init_from {config.init_from!r} shares no key with the run's {len(job.keys):,} {job.unit} "
+                    f"(first: {first}; keys match exactly, case included): it would start no row; "
+                    "start from a table that holds the run's keys, or from the run's own init",
+                    param="init_from",
+                )
             job.init_rows(run_rows, source.vectors[source_rows])
             init = InitReport.of(config.init_from, len(job.keys), len(run_rows), config.freeze)
         run = RunState(

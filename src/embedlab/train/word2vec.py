@@ -83,6 +83,35 @@ def train_chunk(
     state.loss_terms += int(loss_terms)
 
 
+BUCKETS_PER_NGRAM = 100  # buckets beyond this many per distinct n-gram of the vocabulary are refused ...
+SMALL_BUCKETS = (
+    100_000  # ... unless there are at most this many: a small table costs little, and exact-count tests use one
+)
+
+
+def check_buckets(config: RunConfig, words: int, ids: np.ndarray) -> None:
+    """Raise InvalidValueError if config.buckets dwarfs the distinct n-grams the vocabulary hashes to.
+
+    `ids`: the (N,) bucket rows of every word's n-grams (floret's: its ids). Past BUCKETS_PER_NGRAM
+    buckets per distinct n-gram, nearly every bucket row is one no word reaches: the table is mostly
+    never trained (2,000,000 buckets over a small corpus: 820 MB at dim 100, where every neighbour
+    came out at cosine 1.0). Distinct ids count distinct n-grams here, since so many buckets leave
+    almost no collision.
+    """
+    distinct = len(np.unique(ids))
+    if config.buckets > max(SMALL_BUCKETS, BUCKETS_PER_NGRAM * distinct):
+        from embedlab.sizing.memory import format_bytes
+
+        size = format_bytes(4 * config.buckets * config.dim)
+        raise InvalidValueError(
+            f"buckets {config.buckets:,} dwarf the {distinct:,} distinct character n-grams "
+            f"({config.min_n}-{config.max_n} characters of <word>) of the corpus's {words:,} words: "
+            f"over {BUCKETS_PER_NGRAM} rows per n-gram, nearly all never trained, in a {size} table; "
+            f"set buckets near the n-gram count, e.g. {max(1000, 2 * distinct):,}",
+            param="buckets",
+        )
+
+
 class Word2VecJob:
     """sgns or cbow under `run.train`: see `job.Job` for what each member means to the run loop."""
 
@@ -134,16 +163,26 @@ class Word2VecJob:
         """scan: the lines already counted and encoded by scan_text (the job then owns it)."""
         if len(vocab) == 0:
             raise InvalidValueError("the vocabulary is empty: a smaller min_count or a larger corpus gives one")
+        if len(vocab) == 1:  # every context of the one word is itself: nothing tells one row from another
+            raise InvalidValueError(
+                f"the vocabulary holds one word, {vocab.index_to_key[0]!r}: word2vec learns a word from the other "
+                "words around it; train on a corpus of two distinct words or more (or a smaller min_count)"
+            )
         self.vocab, self.config, self.dist = vocab, config, dist or Dist()
-        self.state = TrainState.new(vocab, config)  # every rank starts from the same tables...
-        if self.dist.world > 1:  # ...and draws its own random numbers
-            self._reseed(0)
-        # each word's input rows (its own, then its n-grams' buckets; floret: its ids): hashed once, here, for the run
+        # each word's input rows (its own, then its n-grams' buckets; floret: its ids): hashed once, here, for the
+        # run, and before the tables are made, so buckets that dwarf the n-grams are refused before allocating them
         self.subwords = (
             input_rows(vocab.index_to_key, config.min_n, config.max_n, config.buckets, hash_count=config.hash_count)
             if config.subwords
             else None
         )
+        if self.subwords is not None:
+            check_buckets(
+                config, len(vocab), self.subwords[1][self.subwords[1] >= (0 if config.floret else len(vocab))]
+            )
+        self.state = TrainState.new(vocab, config)  # every rank starts from the same tables...
+        if self.dist.world > 1:  # ...and draws its own random numbers
+            self._reseed(0)
         self.bucket_counts = None  # (B,) int64 updates of each bucket row, over ranks: set by gather
         self.state.words_total = config.epochs * max(1, vocab.total // self.dist.world)  # this rank's share
         self.tables = vocab_tables(vocab, config.sample)
