@@ -131,12 +131,12 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path):
     for args, message in [
         (("neighbors", "minilm", "kign"), "error: unknown key 'kign'"),
         (("neighbors", "minilm", "king", "-k", "0"), "error: -k/--topn must be >= 1; got 0"),
-        (("neighbors", "minilm", "king", "--metric", "manhattan"), "error: metric must be one of"),
+        (("neighbors", "minilm", "king", "--metric", "manhattan"), "error: --metric must be one of"),
         (("neighbors", "nowhere.txt", "king"), "error: vectors 'nowhere.txt' are neither a built-in table"),
         (("neighbors", str(broken), "a"), f"error: {broken}"),
         (("analogy", "minilm", "king - "), "error: cannot parse analogy"),
-        (("analogy", "minilm", "king - man", "--method", "3cosdiv"), "error: method must be one of"),
-        (("export", "minilm", "--format", "pickle", "--out", str(tmp_path / "x")), "error: format must be one of"),
+        (("analogy", "minilm", "king - man", "--method", "3cosdiv"), "error: --method must be one of"),
+        (("export", "minilm", "--format", "pickle", "--out", str(tmp_path / "x")), "error: --format must be one of"),
         (("export", "minilm", "--out", str(tmp_path / "x.pkl")), "error: cannot tell the format of"),
         (("export", "minilm"), "error: Missing option '--out'"),
     ]:
