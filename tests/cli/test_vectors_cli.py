@@ -136,7 +136,7 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path):
         (("neighbors", str(broken), "a"), f"error: {broken}"),
         (("analogy", "minilm", "king - "), "error: cannot parse analogy"),
         (("analogy", "minilm", "king - man", "--method", "3cosdiv"), "error: --method must be one of"),
-        (("export", "minilm", "--format", "pickle", "--out", str(tmp_path / "x")), "error: --format must be one of"),
+        (("export", "minilm", "--format", "pickle", "--out", str(tmp_path / "x")), "error: --format/-f must be one of"),
         (("export", "minilm", "--out", str(tmp_path / "x.pkl")), "error: cannot tell the format of"),
         (("export", "minilm"), "error: Missing option '--out'"),
     ]:
