@@ -7,6 +7,7 @@ import pytest
 
 from embedlab.arena import claims
 from embedlab.arena.anchor import overtakes_at
+from embedlab.arena.noise import t_quantile_at
 from embedlab.data.races import recorded_race, recorded_sweep
 
 LESSON_TEXT = ["small-v-tied", "large-v-untied", "bpe-32k", "bytes"]
@@ -26,6 +27,7 @@ def test_tolerance_goals_by_the_one_sided_bound(race):
     assert (adaptive["verdict"], round(adaptive["params_ratio"], 1)) == ("met", 12.7)
     qr = claims.tolerance_goal(race, "large-v-qr", "large-v-untied", 0.02)
     assert (round(qr["gap"], 3), round(qr["lower"], 3), qr["verdict"]) == (0.182, 0.147, "refuted")
+    assert round(qr["params_ratio"], 1) == 178.8
 
 
 def test_large_v_is_the_slowest_of_the_lessons_text_strategies_in_every_seed(race):
@@ -61,14 +63,24 @@ def test_the_sweep_on_a_lossu_like_figure(race):
 
 
 def test_tao_32k_crossing_as_a_range():
+    anchor = recorded_sweep()["anchor"]
     assert round(overtakes_at() / 1e9, 2) == 0.70
-    assert round(recorded_sweep()["anchor"]["params_at_32k"] / 1e9, 2) == 0.97
+    assert round(anchor["params_at_32k"] / 1e9, 2) == 0.97
+    wider = anchor["arena"][-1]["non_vocab_params"]  # the d = 128 body: 408,192
+    assert [round(n / wider, -2) for n in (overtakes_at(), anchor["params_at_32k"])] == [1_700, 2_400]
 
 
 def test_holm_rejudges_the_recorded_race(race):
     rj = claims.rejudged(race)
     assert rj["family"] == 502 and rj["recorded"] == {"holds": 444, "within noise": 58}
     assert rj["holm"] == {"holds": 232, "within noise": 270} and len(rj["lost"]) == 212 and rj["constant"] == 177
+    assert round(t_quantile_at(1 - 0.05 / 502 / 2, 2), -1) == 100  # Holm's first bar, as a t with 2 degrees
+    p = {(o["metric"], o["winner"], o["loser"]): o for o in rj["orderings"]}
+    assert round(p["unseen_bits_per_byte", "small-v-tied", "bytes"]["p_holm"], 3) == 0.005
+    assert [round(p[key]["p"], 4) for key in [("bits_per_byte", "bpe-32k", "large-v-untied"),
+            ("bits_per_byte", "small-v-tied", "bytes"), ("bits_per_byte", "large-v-adaptive", "large-v-untied"),
+            ("rare_bits_per_byte", "small-v-tied", "bpe-32k"), ("latency_ms", "bpe-32k", "bytes"),
+            ("accuracy", "patch-32", "patch-16")]] == [0.0115, 0.0010, 0.0015, 0.0145, 0.0024, 0.0075]  # fmt: skip
     # the recorded verdicts are the same test at 95% alone: p below 0.05 exactly where they hold
     assert [o["p"] < 0.05 for o in rj["orderings"]] == [o["verdict"] == "holds" for o in race["orderings"]]
     judged = rj["orderings"]
@@ -87,3 +99,7 @@ def test_the_quality_hierarchy_from_the_race(race):
     assert all(r["rare_verdict"] == r["unseen_verdict"] == "holds" for r in ladder.values())
     assert [round(ladder[n][k], 3) for n in ("bytes", "small-v-tied") for k in ("rare_gap", "unseen_gap")] == [
         0.507, 0.162, 1.007, 0.266]  # fmt: skip
+    assert round(ladder["bpe-32k"]["rare_gap"], 3) == 1.144
+    # "characters are still decent": bytes trail the three BPE vocabularies on rare words by 0.28-0.41
+    behind = [ladder["bytes"]["rare"] - ladder[n]["rare"] for n in ("small-v-tied", "large-v-untied", "bpe-32k")]
+    assert (round(min(behind), 2), round(max(behind), 2)) == (0.28, 0.41)
