@@ -8,7 +8,7 @@ bits.py        bits per byte: held-out loss spread over the bytes of each token,
 vision.py      the image strategies: a small ViT on Fashion-MNIST at two patch sizes, accuracy
 data_scale.py  the small ViT against a small CNN on 1K to 60K training images: does the ViT need more data?
 tasks.py       one (strategy, seed) run -> its measured results, task by task; "not applicable"
-noise.py       seed noise: a 95% Student t interval of a mean, and the verdict on an ordering claim
+noise.py       seed noise: 95% Student t intervals, ordering verdicts (Holm-adjusted in a family), tolerance bounds
 runner.py      the race: every pair in turn, resumable, results.json and figures in one folder
 figures.py     the race's PNG figures: one bar chart per task, the learning curves; the sweep's figure
 sweep.py       the budget axis: the text strategies raced at several compute budgets and two widths

@@ -106,3 +106,24 @@ def compare(summary: dict, metric: str = "bits_per_byte") -> dict:
         "with_width": with_width,
         "same_direction": None if not moves else all(m == "grows" for m in moves),
     }
+
+
+def overtakes_at(larger: int = 32_768, smaller: int = 24_576, share: float = 1.0) -> float:
+    """Where, by Tao et al.'s own measurements at one FLOPs level, vocabulary `larger` overtakes
+    `smaller` for good: the non-vocabulary size at which Lossu(larger) - Lossu(smaller) crosses 0 for
+    the last time, read off a line in log N between the two sizes around it. Beside `params_at_32k`
+    (the power law through all six optima) it bounds "where 32K becomes the optimum" from below.
+
+    `overtakes_at()` is about 0.70B: 32,768 trails 24,576 at 632M and leads at 1.13B.
+    """
+    rows = [r for r in tao_table() if r.share == share]
+    sizes = sorted({r.non_vocab_params for r in rows})
+    lossu = {(r.non_vocab_params, r.vocab_size): r.lossu for r in rows}
+    if not sizes or any((n, v) not in lossu for n in sizes for v in (larger, smaller)):
+        raise InvalidValueError(f"the table lacks vocabulary {larger} or {smaller} at FLOPs level {share}")
+    gap = [lossu[n, larger] - lossu[n, smaller] for n in sizes]
+    if gap[-1] >= 0:
+        raise InvalidValueError(f"{larger} does not overtake {smaller} at the largest size in their data")
+    j = max(i for i in range(len(sizes) - 1) if gap[i] >= 0)  # the last size at which `larger` trails
+    f = gap[j] / (gap[j] - gap[j + 1])
+    return math.exp(math.log(sizes[j]) + f * math.log(sizes[j + 1] / sizes[j]))

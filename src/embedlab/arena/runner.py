@@ -201,7 +201,7 @@ class Race:
             "strategies": [STRATEGIES[name].to_dict() for name in self.strategies],
             "tasks": list(self.tasks),
             "results": [r.to_dict() for r in rows],
-            "orderings": orderings(rows),  # every pair's order on every metric: holds, contradicted, within noise
+            "orderings": orderings(rows),  # every pair's order on every metric, Holm-adjusted: holds, within noise
             "runs": [done[key] for key in sorted(done)],
         }
 

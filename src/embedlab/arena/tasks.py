@@ -16,7 +16,8 @@ in bits per byte: higher is better).
 
 `results(strategy, task, runs)` turns the runs of every seed into Results: the mean over seeds as
 `value`, each seed's figure in `seeds`, min and max in `spread`, and the mean's 95% Student t
-interval in `interval`. `orderings(results)` judges each pair's order against that noise. A strategy that cannot do a
+interval in `interval`. `orderings(results)` judges each pair's order against that noise, the race's
+pairs as one family (Holm's correction: noise.py). A strategy that cannot do a
 task (patches on text, bytes on images) gets one Result with `applicable` False and no value:
 never a zero that a chart would draw as a bar.
 """
@@ -26,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from embedlab.arena.noise import t_interval, verdict
+from embedlab.arena.noise import family_verdicts, t_interval
 from embedlab.arena.strategies import TASKS, Strategy
 from embedlab.errors import InvalidValueError, check_choice
 
@@ -122,9 +123,11 @@ def _over_seeds(name: str, task: str, metric: str, key: str, unit: str, better: 
 
 def orderings(rows: list[Result]) -> list[dict]:
     """Each measured ordering of two strategies on one metric, judged against seed noise: for every
-    pair whose means differ, {"task", "metric", "better", "winner", "loser", "verdict"}, the
-    verdict on "winner beats loser" over their shared seeds (noise.verdict)."""
-    out = []
+    pair whose means differ, {"task", "metric", "better", "winner", "loser", "p", "p_holm", "verdict"}.
+    `p` is the paired t test's two-sided p on "winner beats loser" over their shared seeds; the
+    orderings are one family, so `verdict` is judged on Holm's adjusted `p_holm` (noise.family_verdicts):
+    "holds" only where the whole family's chance of a false "holds" stays below 5%."""
+    pairs, gains = [], []
     for i, r in enumerate(rows):
         for q in rows[i + 1 :]:
             if (r.task, r.metric) != (q.task, q.metric) or r.value is None or q.value is None or r.value == q.value:
@@ -133,9 +136,11 @@ def orderings(rows: list[Result]) -> list[dict]:
             seeds = sorted(set(win.seeds) & set(lose.seeds))
             a = [win.values[win.seeds.index(seed)] for seed in seeds]
             b = [lose.values[lose.seeds.index(seed)] for seed in seeds]
-            out.append({"task": r.task, "metric": r.metric, "better": r.better, "winner": win.strategy,
-                        "loser": lose.strategy, "verdict": verdict(a, b, r.better)})  # fmt: skip
-    return out
+            pairs.append((r, win, lose))
+            gains.append([(y - x) if r.better == "lower" else (x - y) for x, y in zip(a, b, strict=True)])
+    return [{"task": r.task, "metric": r.metric, "better": r.better, "winner": win.strategy, "loser": lose.strategy,
+             "p": p, "p_holm": p_holm, "verdict": judged}
+            for (r, win, lose), (judged, p, p_holm) in zip(pairs, family_verdicts(gains), strict=True)]  # fmt: skip
 
 
 def _field(run: dict, key: str) -> float | None:
