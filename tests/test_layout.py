@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.timeouts import COMMAND_S
 
 import embedlab
 
@@ -175,6 +176,8 @@ def test_each_package_docstring_lists_its_modules(init):
 
 
 def test_python_dash_m_runs_the_command_line():
-    result = subprocess.run([sys.executable, "-m", "embedlab", "--help"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "embedlab", "--help"], capture_output=True, text=True, timeout=COMMAND_S
+    )
     assert result.returncode == 0, result.stderr
     assert "train" in result.stdout and "neighbors" in result.stdout

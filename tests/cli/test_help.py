@@ -13,6 +13,7 @@ import sys
 
 import pytest
 import typer
+from tests.timeouts import COMMAND_S
 
 from embedlab.cli import app
 
@@ -51,7 +52,7 @@ def _help(run_cli, monkeypatch, path: tuple[str, ...]) -> str:
 
 def _probe(code: str) -> list[str]:
     """Run `code` in a fresh interpreter; it prints a JSON list of the top-level modules it loaded."""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=COMMAND_S)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.timeouts import COMMAND_S
 
 from embedlab.sizing import PRESETS
 
@@ -205,7 +206,7 @@ def test_console_script_end_to_end():
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=COMMAND_S,
     )
     assert proc.returncode == 2
     assert proc.stdout == ""

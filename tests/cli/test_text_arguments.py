@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from tests.timeouts import COMMAND_S
 
 BAD = b"caf\xff"  # "caf" and a byte no UTF-8 text holds
 
@@ -28,7 +29,7 @@ BAD = b"caf\xff"  # "caf" and a byte no UTF-8 text holds
     ids=["context-text", "context-word", "tokenize", "embed", "embed-pair", "neighbors"],
 )
 def test_undecodable_bytes_are_one_line(args):
-    done = subprocess.run([sys.executable, "-m", "embedlab", *args], capture_output=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "embedlab", *args], capture_output=True, timeout=COMMAND_S)
     err = done.stderr.decode("utf-8")
     assert done.returncode == 2 and done.stdout == b"", err
     assert err.count("\n") == 1 and "Traceback" not in err, err
@@ -41,7 +42,9 @@ def test_undecodable_bytes_are_one_line(args):
 
 def test_text_that_is_utf8_passes():
     done = subprocess.run(
-        [sys.executable, "-m", "embedlab", "tokenize", "café ☕".encode(), "--json"], capture_output=True, timeout=120
+        [sys.executable, "-m", "embedlab", "tokenize", "café ☕".encode(), "--json"],
+        capture_output=True,
+        timeout=COMMAND_S,
     )
     assert done.returncode == 0, done.stderr.decode()
     answer = json.loads(done.stdout)

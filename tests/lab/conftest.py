@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from tests.timeouts import LAB_START_S, LAB_STOP_S
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -90,7 +91,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_until_serving(url: str, server: subprocess.Popen, seconds: float = 60) -> None:
+def wait_until_serving(url: str, server: subprocess.Popen, seconds: float = LAB_START_S) -> None:
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -119,7 +120,7 @@ def serving(tables: list[str], cache: Path) -> Iterator[str]:
         yield url
     finally:
         server.terminate()
-        server.communicate(timeout=30)
+        server.communicate(timeout=LAB_STOP_S)
 
 
 @pytest.fixture

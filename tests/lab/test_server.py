@@ -10,6 +10,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from tests.timeouts import LAB_START_S, LAB_STOP_S
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -22,7 +24,7 @@ def test_embedlab_lab_serves_the_page_and_the_api():
     command = [str(Path(sys.executable).parent / "embedlab"), "lab", "--port", str(port)]
     server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + LAB_START_S
         while True:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tables", timeout=2) as r:
@@ -30,13 +32,13 @@ def test_embedlab_lab_serves_the_page_and_the_api():
                 break
             except OSError:
                 assert server.poll() is None, server.stderr.read()
-                assert time.monotonic() < deadline, "the lab did not start within 60 s"
+                assert time.monotonic() < deadline, f"the lab did not start within {LAB_START_S} s"
                 time.sleep(0.2)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
             assert "<nav" in r.read().decode()
     finally:
         server.terminate()
-        _, err = server.communicate(timeout=30)
+        _, err = server.communicate(timeout=LAB_STOP_S)
     assert f"http://127.0.0.1:{port}" in err
 
 

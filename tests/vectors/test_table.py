@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 from gensim.models import KeyedVectors
+from tests.timeouts import COMMAND_S
 
 from embedlab.errors import InvalidValueError
 from embedlab.vectors import Neighbors, UnknownKeyError, Vectors
@@ -325,7 +326,7 @@ def test_queries_import_no_torch():
         "[v.most_similar('king', metric=m) for m in ('dot', 'euclidean')]; v.similarity('king', 'queen'); "
         "assert 'torch' not in sys.modules, 'torch was imported'"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=COMMAND_S)
     assert result.returncode == 0, result.stderr
 
 

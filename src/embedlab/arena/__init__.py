@@ -14,4 +14,5 @@ figures.py     the race's PNG figures: one bar chart per task, the learning curv
 sweep.py       the budget axis: the text strategies raced at several compute budgets and two widths
 anchor.py      the sweep's trend beside Tao et al. 2024's compute-optimal vocabularies (data/scaling.py)
 redraw.py      every figure of a race or sweep folder, drawn again from its results.json
+claims.py      the claims docs/arena.md makes, re-derived from a recorded race and sweep (nothing trains)
 """

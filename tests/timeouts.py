@@ -1,0 +1,25 @@
+"""How long a test waits before it calls something stuck: a time measured here, times a stated margin.
+
+Each figure is the slowest of a few runs on the 2-core development machine with other work on it
+(load average about 2). LOAD_MARGIN then covers what that leaves out: two CPU-bound neighbours take
+half of each core (about 2x), a cold disk cache, a slower CPU and a busy CI runner (together another
+5x at most, as seen on a 40-minute run of the suite beside two such processes). A test that waits
+this long has found something stuck, not something slow.
+
+    from tests.timeouts import COMMAND_S
+    subprocess.run([...], timeout=COMMAND_S)
+"""
+
+from __future__ import annotations
+
+LOAD_MARGIN = 10  # see above: about 2x for the neighbours, 5x for the rest
+
+
+def margin(measured_s: float) -> float:
+    """Seconds to wait for what took `measured_s` here."""
+    return measured_s * LOAD_MARGIN
+
+
+COMMAND_S = margin(3.0)  # a fresh `python -m embedlab ...` (torch imported): 1.0-3.0 s measured
+LAB_START_S = margin(6.5)  # `embedlab lab` from its start to its first answer on /api/tables: 6.5 s measured
+LAB_STOP_S = margin(1.0)  # the lab's process after SIGTERM: 0.2 s measured
