@@ -109,7 +109,8 @@ def _tiny_budget(**changes):
 
     from embedlab.arena.strategies import BUDGETS
 
-    setting = {"name": "tiny", "train_bytes": 150_000, "eval_bytes": 12_000, "text_flops": 4e10, **changes}
+    setting = {"name": "tiny", "train_bytes": 150_000, "eval_bytes": 12_000, "text_flops": 4e10, "curve_points": 3}
+    setting.update(changes)
     return dataclasses.replace(BUDGETS["quick"], **setting)
 
 
@@ -120,15 +121,15 @@ def small_race(tmp_path_factory):
     (its folder, its summary, as results.json holds it and `embedlab arena --json` prints it)."""
     from embedlab.arena.runner import Race
 
-    budget = _tiny_budget(image_flops=6e10, image_train=2_000, image_test=500, curve_points=3)
+    budget = _tiny_budget(image_flops=6e10, image_train=2_000, image_test=500)
     folder = tmp_path_factory.mktemp("arena") / "small"
     return folder, Race.open(folder, budget).run()
 
 
 @pytest.fixture(scope="session")
 def tiny_sweep(tmp_path_factory):
-    """A budget sweep on a sliver of the quick race's data and compute (2 widths, 2 budgets, 1 seed;
-    about a minute): (its folder, its plan, its summary)."""
+    """A budget sweep on a sliver of the quick race's data and compute (2 widths, 2 budgets, 1 seed, 3
+    curve points a run; under a minute): (its folder, its plan, its summary)."""
     from embedlab.arena.sweep import Sweep, SweepPlan
 
     folder = tmp_path_factory.mktemp("sweep") / "tiny"
