@@ -2,15 +2,23 @@
 
     python docs/init_figures.py                 # four sweeps (AdamW, SGD × untied, tied): figures/init_scale.png
     python docs/init_figures.py --out FILE.png  # the figure elsewhere
+    python docs/init_figures.py --results F.json  # the figures elsewhere (default: docs/results/init_scale.json)
 
 Each sweep is embedlab.sims.init_sweep.init_sweep at its defaults (60 steps of 16 × 64 bytes of
 enwiki-sample, D 64, 2 layers, seed 0), on one thread: ~10 s each on a loaded 2-core machine. The
-numbers the page quotes are printed as a markdown table. An infinite final loss is drawn at 10⁴.
+numbers the page quotes are printed as a markdown table and written, with every run's losses and norms,
+to docs/results/init_scale.json, which tests/docs/test_results.py holds the pages to. An infinite final
+loss is drawn at 10⁴ and written as null (JSON has no infinity).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import math
+import platform
+import sys
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -19,6 +27,7 @@ import torch
 from embedlab.sims.init_sweep import InitSweep, init_sweep
 
 OUT = Path(__file__).parent / "figures" / "init_scale.png"
+RESULTS = Path(__file__).parent / "results" / "init_scale.json"
 SETTINGS = [("adamw", False), ("adamw", True), ("sgd", False), ("sgd", True)]
 
 
@@ -74,15 +83,42 @@ def table(sweeps: list[InitSweep]) -> str:
     return "\n".join(lines)
 
 
+def _finite(value):
+    """Non-finite floats as None, in nested lists and dicts: JSON has no infinity or NaN."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    return value
+
+
+def results(sweeps: list[InitSweep]) -> dict:
+    """Every sweep as its dataclass holds it, with how it was run (the page's figures are read from here)."""
+    return {
+        "recorded": {
+            "command": "python " + " ".join(["docs/init_figures.py", *sys.argv[1:]]),
+            "threads": torch.get_num_threads(),
+            "torch": torch.__version__,
+            "machine": platform.machine(),
+        },
+        "sweeps": [_finite(dataclasses.asdict(s)) for s in sweeps],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--results", type=Path, default=RESULTS)
     args = parser.parse_args()
     # one thread: the machine is shared, and the page's figures were measured so (another thread count sums
     # floats in another order, and the final losses move by a few hundredths)
     torch.set_num_threads(1)
     sweeps = [init_sweep(optimizer=optimizer, tied=tied) for optimizer, tied in SETTINGS]
     draw(sweeps, args.out)
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_text(json.dumps(results(sweeps), indent=1) + "\n", encoding="utf-8")
     print(table(sweeps))
     first = sweeps[0]
     print(f"\nH1 {first.unigram_loss:.3f}, ln V {first.uniform_loss:.3f}, {first.corpus_bytes} bytes")

@@ -420,6 +420,7 @@ def test_003_no_narrow_cone_in_minilm(minilm_vectors):
     # Contextual vectors (every token but [CLS] and [SEP] of 64 enwiki-sample lines) share more of a
     # direction, most at layer 5, still far from a narrow cone (mean cosine near 1).
     lines = [line for line in itertools.islice(open_corpus("enwiki-sample"), 400) if len(line.split()) >= 12][:64]
+    assert len(lines) == 64  # the sample the page names
     encoder = Encoder.load("minilm")
     batch = encoder.tokenize([" ".join(line.split()[:60]) for line in lines])
     with torch.no_grad():

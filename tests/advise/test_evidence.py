@@ -111,3 +111,13 @@ def test_the_doc_findings_are_the_ones_with_figures():
 def test_arena_sources_name_a_real_heading():
     for finding in (*ev.vocab_one_language(RACE, 1e8), *ev.patches(RACE, 16), *ev.sequence_length(RACE)):
         assert _section(finding.source.split(" (")[0])
+
+
+def test_many_languages_is_not_measured_here_whatever_the_english_race_says():
+    # the race trains and scores on English only: a large V's cost there neither supports nor
+    # contradicts "V = 100K+ for script coverage", so no finding of the branch may take a side
+    assert [e.verdict for e in ev.vocab_many_languages(RACE)] == ["not measured here"] * 2
+    advice = advise("text", languages=20, params=70e9, seq_len=8192)  # what `embedlab advise --languages 20` walks
+    languages = next(b for b in advice.path if b.question == "Text: how many languages?")
+    assert languages.answer == "20" and languages.verdict == "not measured here"
+    assert not any(d.startswith("Text: how many languages?") for d in advice.disagreements)

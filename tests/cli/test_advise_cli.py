@@ -71,3 +71,12 @@ def test_the_help_choices_are_the_librarys():
     assert choices.ADVISE_POSITIONS == chart.POSITIONS
     assert choices.DETAILS == tuple(chart.DETAILS)
     assert choices.DTYPES == tuple(BYTES_PER_PARAM)
+
+
+def test_many_languages_branch_says_not_measured_here(run_cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = run_cli("advise", "--languages", "20", "--json")
+    assert code == 0, err
+    branch = next(b for b in json.loads(out)["path"] if b["question"] == "Text: how many languages?")
+    assert branch["verdict"] == "not measured here"
+    assert {e["verdict"] for e in branch["evidence"]} == {"not measured here"}

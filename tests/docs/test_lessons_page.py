@@ -13,27 +13,29 @@ row ids (`001.6.1`) removed first:
   (`10⁻³`, `224²`, `√2`), a reference into a paper (`Table 2.1`) and a year (a four-digit number from
   1900 to 2099 without a separator).
 
-Where a figure is found (`literals`): the numbers of the cited test functions' code (with their
-decorators, so `parametrize` tables count) and of the module-level constants they name (such as
-`CHAPTER_1_TABLE` in tests/test_lessons.py): Python number literals (`23_835_648`, `0.815`) and numbers
-inside string literals (`"23,835,648"`). Comments do not count: a figure in a comment is not asserted.
+Where a figure is found (`asserted`): the numbers inside the cited tests' assertions (assert statements
+and `assert*` calls, tolerances such as `abs=` left out), with what the names there stand for (the
+function's assignments and loop variables, its `parametrize` and hypothesis `given` values, the module
+constants named, such as `CHAPTER_1_TABLE` in tests/test_lessons.py): number literals and numbers inside
+string literals (`"23,835,648"`). A number in a comment, or one the test only uses (a seed), is not asserted.
 
 When a literal matches a figure (`matches`): signs are ignored (the page writes −0.3, a test -0.3).
 A literal matches when its value equals the figure's, or when it has more decimals and rounds to the
 figure (the page's 0.841 is a test's 0.84147). A percentage also matches as a fraction (98.3% as
 0.983), and `525.3M` also matches a literal that rounds to it in millions (525_336_576).
 
-A row whose figures come from a command rather than a test says so in its "computed by" cell:
-`by command: `python docs/training_figures.py``. Its figures that no cited test holds are then
-accepted, and only then; "by command" without a backticked command is itself an error.
+A row whose figures come from a command says so (`by command: `python docs/training_figures.py``; "by
+command" without a backticked command is an error). Its figures are pinned by a results file the command
+wrote, cited as `docs/results/NAME.json` (`recorded`: every number in it), or the row says
+"not pinned: WHY" (how much training it would take); `unpinned` lists those rows and a test names them.
 """
 
 from __future__ import annotations
 
 import ast
-import io
+import json
+import math
 import re
-import tokenize
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -46,6 +48,9 @@ DOC = ROOT / "docs" / "lessons.md"
 ROW_ID = re.compile(r"^\d{3}(?:\.\d+)+$")
 CITED = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
 BY_COMMAND = re.compile(r"by command: `[^`]+`")
+ERRATA_ID = re.compile(r"^\d{3}(?: ch\. \d+(?:, \d+)*)?$")  # the errata table's "where": "001 ch. 1, 7", "003"
+RESULTS = re.compile(r"`(docs/results/[\w.-]+\.json)`")
+NOT_PINNED = re.compile(r"not pinned: (?P<why>[^;|]*\w[^;|]*?)\s*(?:;|$)")  # "not pinned: needs 15 minutes of …"
 # A number and the character after it; that and the one before decide whether it is a figure.
 NUMBER = re.compile(r"(?<![\d,.])(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?P<decimals>\.\d+)?(?P<after>.?)")
 POWERS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻"
@@ -67,21 +72,44 @@ class Figure:
 
 @dataclass(frozen=True)
 class Row:
-    id: str  # "001.6.2"
+    id: str  # "001.6.2", or "errata 3" for the third row of "What the lessons get wrong"
     figure_cell: str
     cited: list[tuple[str, str]]  # (path, test name)
+    results: list[str]  # results files a command wrote, cited as `docs/results/NAME.json`
     by_command: bool
+    not_pinned: str  # "needs about 10 minutes of training", or "" where every figure is pinned
 
 
 def rows(markdown: str) -> list[Row]:
-    """The page's rows with an id, e.g. `| 000.5 | … | 51,200,000 | `tests/…::test_…` | right |`."""
+    """The page's rows with an id, e.g. `| 000.5 | … | 51,200,000 | `tests/…::test_…` | right |`, and the
+    errata table's (`| 001 ch. 1 | the lesson | the right figure | computed by |`)."""
     out = []
+    errata = 0
     for line in markdown.splitlines():
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
         if len(cells) == 5 and ROW_ID.match(cells[0]):
-            out.append(Row(cells[0], cells[2], CITED.findall(cells[3]), "by command:" in cells[3]))
-            if out[-1].by_command and not BY_COMMAND.search(cells[3]):
-                raise AssertionError(f"{cells[0]}: 'by command:' must be followed by the command in backticks")
+            row_id, figure_cell, computed_by = cells[0], cells[2], cells[3]
+        elif len(cells) == 4 and ERRATA_ID.match(cells[0]):
+            errata += 1
+            row_id, figure_cell, computed_by = f"errata {errata}", cells[2], cells[3]
+        else:
+            continue
+        not_pinned = NOT_PINNED.search(computed_by)
+        by_command = "by command:" in computed_by
+        out.append(
+            Row(
+                row_id,
+                figure_cell,
+                CITED.findall(computed_by),
+                RESULTS.findall(computed_by),
+                by_command,
+                not_pinned["why"] if not_pinned else "",
+            )
+        )
+        if by_command and not BY_COMMAND.search(computed_by):
+            raise AssertionError(f"{row_id}: 'by command:' must be followed by the command in backticks")
+        if "not pinned" in computed_by and not (not_pinned and by_command):
+            raise AssertionError(f"{row_id}: 'not pinned' belongs to a row by command: 'not pinned: needs N minutes …'")
     return out
 
 
@@ -117,25 +145,86 @@ def figures(cell: str) -> list[Figure]:
     return out
 
 
-def literals(path: Path, name: str) -> list[Decimal]:
-    """The numbers in test `name`'s code (decorators and the module constants it names), no comments."""
-    source = path.read_text(encoding="utf-8")
-    module = ast.parse(source)
-    funcs = [n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == name]
+TOLERANCES = {"abs", "rel", "atol", "rtol"}  # keywords that give a tolerance, not a figure
+
+
+def asserted(path: Path, name: str) -> list[Decimal]:
+    """The numbers test `name` asserts: those inside its assert statements and `assert*` calls
+    (`np.testing.assert_allclose`), the tolerances of `pytest.approx` and the like left out, with what
+    the names in them stand for: the function's own assignments and loop variables, the `parametrize`
+    values of its arguments, and the module constants they name. Comments, messages and numbers the
+    test only uses (a seed, a size it passes) do not count.
+    """
+    module = ast.parse(path.read_text(encoding="utf-8"))
+    funcs = [n for n in module.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
     if not funcs:
         return []
-    names = {n.id for n in ast.walk(funcs[0]) if isinstance(n, ast.Name)}
-    constants = [n for n in module.body if isinstance(n, ast.Assign | ast.AnnAssign) and _assigns(n) & names]
-    out = []
-    for node in [funcs[0], *constants]:
-        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        text = "\n".join(source.splitlines()[first - 1 : node.end_lineno])
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.NUMBER and re.fullmatch(r"[\d_]*\.?[\d_]*(e[+-]?\d+)?", tok.string, re.I):
-                out.append(Decimal(tok.string.replace("_", "")))
-            elif tok.type == tokenize.STRING:
-                out += [Decimal(n.replace(",", "")) for n in re.findall(STRING_NUMBER, tok.string)]
+    func = funcs[0]
+    sources: dict[str, list[ast.AST]] = {}  # name -> the expressions that give it its value
+    for node in module.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            for target in _assigns(node):
+                sources.setdefault(target, []).append(node.value)
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in _names(targets):
+                sources.setdefault(target, []).append(node.value)
+        elif isinstance(node, ast.For | ast.comprehension):
+            for target in _names([node.target]):
+                sources.setdefault(target, []).append(node.iter)
+    for decorator in func.decorator_list:  # the values a decorator gives the function's arguments
+        if not isinstance(decorator, ast.Call):
+            continue
+        if _called(decorator) == "parametrize" and len(decorator.args) >= 2:  # ("layout", "params"), TABLE
+            names = [n.value for n in ast.walk(decorator.args[0]) if isinstance(n, ast.Constant)]
+            for arg in (a for n in names if isinstance(n, str) for a in re.split(r"[,\s]+", n) if a):
+                sources.setdefault(arg, []).append(decorator.args[1])
+        elif _called(decorator) == "given":  # hypothesis: d=st.integers(1, 32), the range the property holds on
+            for keyword in decorator.keywords:
+                sources.setdefault(keyword.arg, []).append(keyword.value)
+    checks: list[ast.AST] = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assert):
+            checks.append(node.test)  # not node.msg: a message is not asserted
+        elif isinstance(node, ast.Call) and _called(node).startswith("assert"):
+            checks += [*node.args, *(k.value for k in node.keywords if k.arg not in TOLERANCES)]
+    out: list[Decimal] = []
+    seen: set[str] = set()
+    while checks:
+        expr = checks.pop()
+        for node in _walk(expr):
+            if isinstance(node, ast.Constant) and type(node.value) in (int, float):  # not a bool
+                out.append(Decimal(repr(node.value)) if isinstance(node.value, float) else Decimal(node.value))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                out += [Decimal(n.replace(",", "")) for n in re.findall(STRING_NUMBER, node.value)]
+            elif isinstance(node, ast.Name) and node.id not in seen:
+                seen.add(node.id)
+                checks += sources.get(node.id, [])
     return out
+
+
+def _walk(expr: ast.AST):
+    """ast.walk, less the tolerance keywords of calls (`pytest.approx(x, abs=1e-3)`)."""
+    todo = [expr]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.Call):
+            todo += [node.func, *node.args, *(k.value for k in node.keywords if k.arg not in TOLERANCES)]
+        else:
+            todo += list(ast.iter_child_nodes(node))
+
+
+def _called(call: ast.Call) -> str:
+    """The name a call calls: `np.testing.assert_allclose(...)` -> "assert_allclose"."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _names(targets: list[ast.expr]) -> set[str]:
+    """The names bound by assignment targets, tuples unpacked: `a, (b, c) = ...` -> {a, b, c}."""
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
 def _assigns(node: ast.Assign | ast.AnnAssign) -> set[str]:
@@ -166,15 +255,36 @@ def matches(figure: Figure, literal: Decimal) -> bool:
     return False
 
 
+def recorded(path: Path) -> list[Decimal]:
+    """Every number a results file holds (`{"wordsim": {"rare": 0.4512}}` -> [0.4512]), booleans left out."""
+    todo, out = [json.loads(path.read_text(encoding="utf-8"))], []
+    while todo:
+        value = todo.pop()
+        if isinstance(value, dict):
+            todo += value.values()
+        elif isinstance(value, list):
+            todo += value
+        elif isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            out.append(Decimal(repr(value)) if isinstance(value, float) else Decimal(value))
+    return out
+
+
 def unasserted(markdown: str, root: Path) -> list[str]:
-    """'ROW: FIGURE' for each figure that no test cited by its row holds (rows marked by command pass)."""
+    """'ROW: FIGURE' for each figure that no test cited by its row asserts and no results file it cites
+    holds, unless the row is by command and says why it is not pinned (those rows `unpinned` lists)."""
     problems = []
     for row in rows(markdown):
-        if row.by_command:
+        if row.not_pinned:
             continue
-        found = [lit for path, name in row.cited for lit in literals(root / path, name)]
+        found = [lit for path, name in row.cited for lit in asserted(root / path, name)]
+        found += [x for path in row.results for x in recorded(root / path)]
         problems += [f"{row.id}: {f.text}" for f in figures(row.figure_cell) if not any(matches(f, x) for x in found)]
     return problems
+
+
+def unpinned(markdown: str) -> list[str]:
+    """'ROW: why' for each row by command whose figures no test or results file pins."""
+    return [f"{row.id}: {row.not_pinned}" for row in rows(markdown) if row.not_pinned]
 
 
 # --- the page ------------------------------------------------------------------------------------
@@ -202,6 +312,7 @@ TABLE = {"bert": 23_440_896}
 
 
 def test_sizes():
+    table = make(0.515, seed=17)  # used, not asserted
     assert count("bert") == TABLE["bert"]
     assert round(share, 3) == 0.983  # 0.424 in a comment is not asserted
     assert out == "98,304 rows"
@@ -229,10 +340,50 @@ def test_the_guard_names_the_row_and_the_figure_no_test_asserts(tmp_path, figure
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_x.py").write_text(SYNTHETIC_TEST, encoding="utf-8")
     assert unasserted(synthetic_page(figure), tmp_path) == [f"001.2.1: {missing}"]
-    # the same figure given by a command passes, and "by command" needs the command
-    assert unasserted(synthetic_page(figure, "by command: `embedlab size --preset bert-base`"), tmp_path) == []
+    # by command, the figure needs a results file that holds it, or the row says why it is not pinned
+    command = "by command: `embedlab size --preset bert-base`"
+    assert unasserted(synthetic_page(figure, command), tmp_path) == [f"001.2.1: {missing}"]
+    page = synthetic_page(figure, command + "; not pinned: needs 3 minutes of training")
+    assert unasserted(page, tmp_path) == [] and unpinned(page) == ["001.2.1: needs 3 minutes of training"]
+    (tmp_path / "docs" / "results").mkdir(parents=True)
+    (tmp_path / "docs" / "results" / "x.json").write_text(json.dumps({"a": [23440897, 0.4241, 0.984, 23.5e6]}))
+    assert unasserted(synthetic_page(figure, command + ", `docs/results/x.json`"), tmp_path) == []
     with pytest.raises(AssertionError, match="001.2.1: 'by command:' must be followed by the command"):
         unasserted(synthetic_page(figure, "by command: embedlab size"), tmp_path)
+
+
+@pytest.mark.parametrize("figure", ["0.515", "17 seeds", "0.424"])
+def test_a_figure_the_test_only_uses_or_comments_is_not_asserted(tmp_path, figure):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(SYNTHETIC_TEST, encoding="utf-8")
+    assert unasserted(synthetic_page(figure), tmp_path) == [f"001.2.1: {figure.split()[0]}"]
+
+
+def test_the_rows_not_pinned_are_named():
+    # every row by command whose figures no test or results file pins, and why: a visible list, changed on purpose
+    assert [u.split(":")[0] for u in unpinned(DOC.read_text(encoding="utf-8"))] == NOT_PINNED_ROWS
+
+
+NOT_PINNED_ROWS = [
+    "000.4",
+    "000.8",
+    "000.12",
+    "001.1.8",
+    "001.1.12",
+    "001.2.8",
+    "001.3.9",
+    "001.4.7",
+    "001.6.1",
+    "001.6.2",
+    "001.6.3",
+    "001.7.7",
+    "002.8",
+    "002.10",
+    "002.11",
+    "002.12",
+    "002.13",
+    "003.7",
+]
 
 
 def test_the_guard_fails_when_a_cited_test_stops_asserting_its_figure(tmp_path):

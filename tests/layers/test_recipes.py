@@ -170,6 +170,9 @@ def test_t5_initialises_as_transformers_t5():
         assert bias.shape == (32, heads) and bias.std().item() == pytest.approx(dim**-0.5, rel=0.07)
     row_norm = ours.token.weight.norm(dim=-1).mean().item()
     assert row_norm == pytest.approx(math.sqrt(dim), rel=0.02)  # what √D scaling gives the other recipes
+    for name in ("bert", "gpt2"):  # the other recipes start at std 0.02: their rows are 0.02·√D long
+        std = InputEmbedding.from_recipe(name, vocab, dim).token.weight.std().item()
+        assert std == pytest.approx(0.02, rel=0.01)
 
 
 def test_gemma_bf16_factor_is_55_5():
