@@ -9,7 +9,7 @@ not be what they claim.
     file_kind(path)                      what a file holds, in words: "text", "a gzip-compressed file", ...
     not_readable(path, expected, ...)    the FileFormatError naming the file, what was expected and what it holds
     read_json(path, what, recover)       a JSON file embedlab wrote; a damaged one says how to recover
-    atomic_write_text(path, text)        readers see the old file or the new one, never a part
+    atomic_write_text(path, text)        readers see the old file or the new one, never a part (replace=False: new only)
     with atomic_writer(path, "wb") as f  the same for a stream
     atomic_writer(path, replace=False)   ... and created exclusively: if `path` appeared meanwhile, OutputExistsError
     FileStamp.of(path).check()           a file mapped for reading has not changed (a cut one would kill the reader)
@@ -62,10 +62,10 @@ def check_path(path: str | Path, what: str = "a path") -> str | Path:
     return path
 
 
-def atomic_write_text(path: str | Path, text: str) -> Path:
+def atomic_write_text(path: str | Path, text: str, replace: bool = True) -> Path:
     """Write `text` (UTF-8) to `path` atomically: readers see the old file or the new one, never
-    a part."""
-    with atomic_writer(path, "w") as f:
+    a part. replace False: `path` must be new when it is created (atomic_writer)."""
+    with atomic_writer(path, "w", replace=replace) as f:
         f.write(text)
     return Path(path)
 

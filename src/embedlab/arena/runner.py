@@ -32,8 +32,8 @@ import torch
 from embedlab.arena.flops import CLOCKS
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strategy
 from embedlab.arena.tasks import orderings, results
-from embedlab.errors import FileFormatError, InvalidValueError, check_choice
-from embedlab.files import atomic_write_text, check_path, file_exists, json_safe, read_json
+from embedlab.errors import FileFormatError, InvalidValueError, OutputExistsError, check_choice
+from embedlab.files import atomic_write_text, check_path, file_exists, json_safe, make_new_folder, read_json
 
 log = logging.getLogger("embedlab")
 
@@ -86,6 +86,8 @@ class Race:
         setting = {"budget": asdict(budget), "device": device}
         race_file = folder / RACE_FILE
         if file_exists(race_file, "a race setting"):
+            if not force and race_file.stat().st_size == 0:  # claimed by make_new_folder, not yet written
+                raise OutputExistsError(f"{folder} was taken by another race starting there; choose another folder")
             before = cls.read_setting(folder) if not force else None  # force starts over, even on a damaged race.json
             if before is not None and not _same_setting(before, setting):
                 raise InvalidValueError(
@@ -95,8 +97,10 @@ class Race:
             if force:
                 shutil.rmtree(folder / RUNS, ignore_errors=True)
                 (folder / RESULTS_FILE).unlink(missing_ok=True)
-        elif folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-            raise InvalidValueError(f"{folder} exists and holds no race; pick an empty or new folder")
+        else:
+            if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+                raise InvalidValueError(f"{folder} exists and holds no race; pick an empty or new folder")
+            make_new_folder(folder, RACE_FILE)  # exclusive: of two races started here at once, one gets it
         (folder / RUNS).mkdir(parents=True, exist_ok=True)
         atomic_write_text(race_file, json.dumps({**setting, "strategies": names, "tasks": tasks}, indent=1))
         return cls(folder, budget, names, tasks, device, None if data is None else Path(data))

@@ -30,8 +30,8 @@ from pathlib import Path
 from embedlab.arena.noise import verdict
 from embedlab.arena.runner import RACE_FILE, RESULTS_FILE, Race, RaceEvent, check_device
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, Budget
-from embedlab.errors import FileFormatError, InvalidValueError, check_choice
-from embedlab.files import atomic_write_text, json_safe, read_json
+from embedlab.errors import FileFormatError, InvalidValueError, OutputExistsError, check_choice
+from embedlab.files import atomic_write_text, check_path, json_safe, make_new_folder, read_json
 
 SWEEP_FILE, FIGURE = "sweep.json", "sweep.png"
 SWEEP_STRATEGIES = ("small-v-tied", "large-v-untied", "bpe-32k", "bytes")  # lesson 001's four text strategies
@@ -92,11 +92,13 @@ class Sweep:
         """A sweep in `folder`: a new one, or the one already there if it has the same plan."""
         if isinstance(plan, str):
             plan = SWEEPS[check_choice("sweep", plan, tuple(SWEEPS))]
-        folder, device = Path(folder), check_device(device)
+        folder, device = Path(check_path(folder, "a sweep's folder")), check_device(device)
         setting = json.loads(json.dumps({"plan": asdict(plan), "device": device}))
         if (folder / RACE_FILE).is_file():
             raise InvalidValueError(f"{folder} holds an arena race, not a sweep; pick another folder")
         if (folder / SWEEP_FILE).is_file():
+            if not force and (folder / SWEEP_FILE).stat().st_size == 0:  # claimed by make_new_folder, not yet written
+                raise OutputExistsError(f"{folder} was taken by another sweep starting there; choose another folder")
             before = cls.read_plan(folder) if not force else None
             if before is not None and {k: before.get(k) for k in setting} != setting:
                 raise InvalidValueError(
@@ -108,9 +110,10 @@ class Sweep:
                     shutil.rmtree(folder / f"d{width}", ignore_errors=True)
                 for name in (RESULTS_FILE, FIGURE):
                     (folder / name).unlink(missing_ok=True)
-        elif folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-            raise InvalidValueError(f"{folder} exists and holds no sweep; pick an empty or new folder")
-        folder.mkdir(parents=True, exist_ok=True)
+        else:
+            if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+                raise InvalidValueError(f"{folder} exists and holds no sweep; pick an empty or new folder")
+            make_new_folder(folder, SWEEP_FILE)  # exclusive: of two sweeps started here at once, one gets it
         atomic_write_text(folder / SWEEP_FILE, json.dumps(setting, indent=1))
         return cls(folder, plan, device)
 

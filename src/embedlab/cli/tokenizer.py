@@ -150,7 +150,7 @@ def train(
             counting = _counted(source, progress, progress.add_task("counting pieces", total=None))
             tokenizer.counts = piece_counts(tokenizer, counting)
     seconds = time.perf_counter() - start
-    tokenizer.save(out)
+    tokenizer.save(out, replace=force)  # exclusive unless --force: the check above was only at the start
     summary = {
         "corpus": source.name,
         "trainer": "reference" if reference else "fast",
