@@ -75,8 +75,7 @@ def neighbors(
         word, topn=topn, metric=metric, exclude=not include_inputs, restrict_vocab=restrict_vocab
     )
     if not answer.keys:  # the rows searched are WORD's own alone: nothing else to rank
-        first = f"the first {restrict_vocab:,} rows of {vectors} hold"
-        searched = f"{vectors} holds" if restrict_vocab is None else first
+        searched = f"{vectors} holds" if restrict_vocab is None else f"--restrict-vocab {restrict_vocab} rows hold"
         raise InvalidValueError(f"{searched} only the row of {word!r}: there is no other row to rank")
     _show(answer, table, as_json)
 
