@@ -55,7 +55,8 @@ def test_a_race_begun_before_a_budget_field_existed_resumes_and_takes_new_strate
     ("content", "says"),
     [
         ('{"budget": {"name": "qu', "cut short: unterminated string starting at line 1 column 21"),
-        ('{"budget": "quick", "device": "cpu"}', "its budget has no name"),
+        ('{"budget": "quick", "device": "cpu"}', "budget holds a string where an object goes"),
+        ('{"budget": {"name": 7}, "device": "cpu"}', "budget has no 'corpus' field"),
         ('{"device": "cpu"}', "no 'budget' field"),
     ],
 )

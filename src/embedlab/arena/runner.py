@@ -26,19 +26,72 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
+from typing import Any, NotRequired, TypedDict, get_type_hints
 
 import torch
 
 from embedlab.arena.flops import CLOCKS
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strategy
-from embedlab.arena.tasks import orderings, results
+from embedlab.arena.tasks import Result, orderings, results
 from embedlab.errors import FileFormatError, InvalidValueError, OutputExistsError, check_choice
-from embedlab.files import atomic_write_text, check_path, file_exists, json_safe, make_new_folder, read_json
+from embedlab.files import (
+    atomic_write_text,
+    check_path,
+    file_exists,
+    json_safe,
+    json_type_problem,
+    make_new_folder,
+    read_json,
+)
 
 log = logging.getLogger("embedlab")
 
 RACE_FILE, RESULTS_FILE, RUNS = "race.json", "results.json", "runs"
 _RUN_FIELDS = ("strategy", "seed", "budget")  # every run file has them (Race.run writes them first)
+
+
+# What the race's JSON files hold, by type: they are read back as they are typed (files.read_json
+# types=), so a damaged file with the right keys is an error naming the bad value, never served.
+class Setting(TypedDict):
+    """race.json."""
+
+    budget: Budget
+    device: str
+    strategies: NotRequired[list[str]]
+    tasks: NotRequired[list[str]]
+
+
+class Ordering(TypedDict):
+    """One entry of results.json's "orderings" (tasks.orderings)."""
+
+    task: str
+    metric: str
+    better: str
+    winner: str
+    loser: str
+    verdict: str
+
+
+class RunRecord(TypedDict):
+    """A finished run's file (runs/STRATEGY-seedN.json): these, then its TextRun or ImageRun fields."""
+
+    strategy: str
+    seed: int
+    budget: str
+
+
+class Summary(TypedDict):
+    """results.json: what `run` returns and `embedlab arena --json` prints."""
+
+    budget: Budget
+    device: str
+    strategies: list[dict[str, Any]]
+    tasks: list[str]
+    results: list[Result]
+    orderings: NotRequired[list[Ordering]]  # a race summarised before orderings were judged has none
+    runs: list[dict[str, Any]]  # each a RunRecord, checked by run_problem
+
+
 _START_OVER = "remove the folder, or force to start a new race there"  # past a damaged race.json
 DEVICES = ("cpu", "cuda")
 
@@ -123,10 +176,7 @@ class Race:
     def read_setting(folder: str | Path) -> dict:
         """The setting in `folder`'s race.json: {"budget": {...}, "device", "strategies", "tasks"}."""
         path = Path(folder) / RACE_FILE
-        setting = read_json(path, "race setting", _START_OVER, keys=("budget", "device"))
-        if not (isinstance(setting["budget"], dict) and isinstance(setting["budget"].get("name"), str)):
-            raise FileFormatError(f"{path}: not a readable race setting (its budget has no name); {_START_OVER}")
-        return setting
+        return read_json(path, "race setting", _START_OVER, types=Setting)
 
     @staticmethod
     def read_results(folder: str | Path) -> dict | None:
@@ -135,7 +185,11 @@ class Race:
         if not file_exists(path, "a race results file"):
             return None
         recover = "run the race again to write it (its finished runs are kept), or remove it"
-        return read_json(path, "race results file", recover, keys=("strategies", "tasks", "results", "runs"))
+        summary = read_json(path, "race results file", recover, types=Summary)
+        problem = next((p for i, run in enumerate(summary["runs"]) if (p := run_problem(run, f"runs[{i}]"))), None)
+        if problem is not None:
+            raise FileFormatError(f"{path}: not a readable race results file ({problem}); {recover}")
+        return summary
 
     def pairs(self) -> list[tuple[str, int]]:
         """(strategy, seed) of every run the race needs: strategies with an applicable task."""
@@ -152,7 +206,10 @@ class Race:
             path = self.run_file(name, seed)
             if file_exists(path, "a finished run"):
                 recover = "remove it, and the race trains that run again when it resumes"
-                done[name, seed] = read_json(path, "arena run", recover, keys=_RUN_FIELDS)
+                run = read_json(path, "arena run", recover, keys=_RUN_FIELDS)
+                if (problem := run_problem(run)) is not None:
+                    raise FileFormatError(f"{path}: not a readable arena run ({problem}); {recover}")
+                done[name, seed] = run
         return done
 
     def run(self, on_event: Callable[[RaceEvent], None] | None = None) -> dict:
@@ -208,6 +265,22 @@ class Race:
             "orderings": orderings(rows),  # every pair's order on every metric: holds, contradicted, within noise
             "runs": [done[key] for key in sorted(done)],
         }
+
+
+def run_problem(run: dict, where: str = "") -> str | None:
+    """Where a run record (a runs/*.json file, or results.json's runs[i]: `where`) is not of its
+    types, in words ("runs[2]['seed'] holds a string where a number goes"), or None. Its fields are
+    those of its strategy's TextRun or ImageRun; a field it lacks (a run written before the field
+    existed) is not asked for, and a strategy this version does not know is checked as a RunRecord."""
+    problem = json_type_problem(run, RunRecord, where)
+    if problem is not None or run["strategy"] not in STRATEGIES:
+        return problem
+    if STRATEGIES[run["strategy"]].kind == "text":
+        from embedlab.arena.text import TextRun as kind
+    else:
+        from embedlab.arena.vision import ImageRun as kind
+    checked = ((k, h, f"{where}[{k!r}]" if where else k) for k, h in get_type_hints(kind).items() if k in run)
+    return next((p for k, h, at in checked if (p := json_type_problem(run[k], h, at))), None)
 
 
 def check_device(device: str) -> str:

@@ -26,11 +26,12 @@ import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 from embedlab.arena.noise import verdict
 from embedlab.arena.runner import RACE_FILE, RESULTS_FILE, Race, RaceEvent, check_device
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, Budget
-from embedlab.errors import FileFormatError, InvalidValueError, OutputExistsError, check_choice
+from embedlab.errors import InvalidValueError, OutputExistsError, check_choice
 from embedlab.files import atomic_write_text, check_path, json_safe, make_new_folder, read_json
 
 SWEEP_FILE, FIGURE = "sweep.json", "sweep.png"
@@ -68,6 +69,58 @@ SWEEPS: dict[str, SweepPlan] = {
     "full": SweepPlan("full", BUDGETS["full"], (0.125, 0.25, 0.5, 1.0, 2.0), (64, 128), (0,)),
     "quick": SweepPlan("quick", BUDGETS["quick"], (0.125, 0.25, 0.5, 1.0), (64, 128), (0,)),
 }
+
+
+# What the sweep's JSON files hold, by type (files.read_json types=): a damaged file with the right
+# keys is an error naming the bad value, never served.
+class SweepSetting(TypedDict):
+    """sweep.json."""
+
+    plan: SweepPlan
+    device: str
+
+
+class SweepRow(TypedDict):
+    """One strategy at one point (_point): its figures, each None where it has none."""
+
+    strategy: str
+    vocab_size: int
+    bits_per_byte: float | None
+    bits_per_byte_seeds: list[tuple[int, float | None]]
+    rare_bits_per_byte: float | None
+    rare_bits_per_byte_seeds: list[tuple[int, float | None]]
+    seeds: list[int]
+    train_flops: NotRequired[float | None]
+    params_total: NotRequired[float | None]
+    params_embedding: NotRequired[float | None]
+
+
+class SweepPoint(TypedDict):
+    width: int
+    share: float
+    budget_flops: float
+    strategies: list[SweepRow]
+
+
+class SweepWinner(TypedDict):
+    """One entry of `winners`."""
+
+    width: int
+    share: float
+    metric: str
+    winner: str
+    vocab_size: int
+    runner_up: str | None
+    margin: float | None
+    verdict: str | None
+
+
+class SweepSummary(TypedDict):
+    """results.json: what `run` returns and `embedlab arena --sweep --json` prints."""
+
+    plan: SweepPlan
+    points: list[SweepPoint]
+    winners: list[SweepWinner]
 
 
 @dataclass(frozen=True)
@@ -122,10 +175,7 @@ class Sweep:
         """`folder`'s sweep.json: {"plan": {...}, "device"}."""
         path = Path(folder) / SWEEP_FILE
         recover = "remove the folder, or force to start a new sweep there"
-        setting = read_json(path, "sweep plan", recover, keys=("plan", "device"))
-        if not isinstance(setting["plan"], dict) or not isinstance(setting["plan"].get("name"), str):
-            raise FileFormatError(f"{path}: not a readable sweep plan (its plan has no name)")
-        return setting
+        return read_json(path, "sweep plan", recover, types=SweepSetting)
 
     @staticmethod
     def read_results(folder: str | Path) -> dict | None:
@@ -134,7 +184,7 @@ class Sweep:
         if not path.is_file():
             return None
         recover = "run the sweep again to write it (its finished runs are kept), or remove it"
-        return read_json(path, "sweep results file", recover, keys=("plan", "points", "winners"))
+        return read_json(path, "sweep results file", recover, types=SweepSummary)
 
     def point_folder(self, width: int, share: float) -> Path:
         return self.folder / f"d{width}" / f"x{share:g}"
