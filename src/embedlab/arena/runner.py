@@ -15,6 +15,8 @@ The folder:
 A killed race resumes: the runs already written are read back, not trained again, and the race
 goes on with the next one. A folder holding another race (another budget or device) is refused
 unless `force`, which deletes its runs and results first; a folder holding anything else is refused.
+A new race claims its folder exclusively (files.make_new_folder): of two races started at once in one
+new folder, one gets it and the other an error naming the folder.
 A damaged file in the folder is an error naming it and saying how to get past it.
 """
 

@@ -16,7 +16,9 @@ The folder:
     sweep.png             bits per byte against training FLOPs, a line per strategy, a panel per width
 
 A folder holding another sweep is refused unless `force`, which deletes its points and results
-first; a folder holding a race, or anything else, is refused.
+first; a folder holding a race, or anything else, is refused. A new sweep claims its folder
+exclusively (files.make_new_folder): of two sweeps started at once there, one gets it. Every JSON
+file is read back by its type (SweepSetting, SweepSummary): a damaged value is an error naming it.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@
 
 The fast trainer (HuggingFace) is byte-level with its own tie rule; the options only the
 reference trainer has are refused without --reference, each with the reason. An existing --out
-is replaced only with --force.
+is replaced only with --force, checked again when the file is created (another command may have
+written it meanwhile). A corpus of one distinct word, or with nothing to merge, is refused.
 """
 
 from __future__ import annotations
