@@ -9,7 +9,8 @@ not be what they claim.
     file_kind(path)                      what a file holds, in words: "text", "a gzip-compressed file", ...
     not_readable(path, expected, ...)    the FileFormatError naming the file, what was expected and what it holds
     read_json(path, what, recover)       a JSON file embedlab wrote; a damaged one says how to recover
-    atomic_write_text(path, text)        readers see the old file or the new one, never a part
+    read_json(..., types=Info)           ... trusted by its types, not only its keys (json_type_problem)
+    atomic_write_text(path, text)        readers see the old file or the new one, never a part (replace=False: new only)
     with atomic_writer(path, "wb") as f  the same for a stream
     atomic_writer(path, replace=False)   ... and created exclusively: if `path` appeared meanwhile, OutputExistsError
     FileStamp.of(path).check()           a file mapped for reading has not changed (a cut one would kill the reader)
@@ -29,6 +30,8 @@ import math
 import os
 import stat
 import tempfile
+import types
+import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,10 +65,10 @@ def check_path(path: str | Path, what: str = "a path") -> str | Path:
     return path
 
 
-def atomic_write_text(path: str | Path, text: str) -> Path:
+def atomic_write_text(path: str | Path, text: str, replace: bool = True) -> Path:
     """Write `text` (UTF-8) to `path` atomically: readers see the old file or the new one, never
-    a part."""
-    with atomic_writer(path, "w") as f:
+    a part. replace False: `path` must be new when it is created (atomic_writer)."""
+    with atomic_writer(path, "w", replace=replace) as f:
         f.write(text)
     return Path(path)
 
@@ -405,16 +408,142 @@ def _cut_literal(rest: str) -> bool:
     return any(word.startswith(rest) and word != rest for word in ("true", "false", "null"))
 
 
-def read_json(path: str | Path, what: str, recover: str, expect: type = dict, keys: tuple[str, ...] = ()) -> object:
+def _json_name(value: object) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value!r}".replace("nan", "NaN").replace("inf", "Infinity")  # as json.dumps wrote it
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def _hint_name(hint: object) -> str:
+    """A type hint in words: a string, a number, a list, an object, ..."""
+    origin = typing.get_origin(hint)
+    if origin is Annotated:
+        return "a list"
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_hint_name(h) for h in typing.get_args(hint))
+    if origin is not None:
+        return _JSON_NAMES.get(origin, "an object") if origin in (list, tuple, dict) else "an object"
+    if hint in (list, tuple):
+        return "a list"
+    if dataclasses.is_dataclass(hint) or typing.is_typeddict(hint):
+        return "an object"
+    return _JSON_NAMES.get(hint, getattr(hint, "__name__", str(hint)))
+
+
+def json_type_problem(value: object, hint: object, where: str = "the file") -> str | None:
+    """Where JSON `value` (parsed) is not of the type `hint` says, in words, or None if it is.
+
+    A hint is what an answer's dataclass says of its field: str, int, float, bool, None, Any, a
+    union (`float | None`), list[X], tuple[X, ...] (a JSON list), dict[str, X], a dataclass or a
+    TypedDict (an object with at least its fields that have no default, each of its type; other
+    fields are let be), or an array field (files.Vector, Matrix, ...: nested lists). A float is a
+    finite number, or null (json_safe writes NaN so); NaN or ±Infinity itself is refused, as is a
+    bool where a number goes.
+
+    >>> json_type_problem({"size": "8000", "rows": [1.0]}, dict[str, list[float]], "meta.json")
+    "meta.json['size'] holds a string where a list goes"
+    >>> json_type_problem([1.0, float("nan")], list[float]) is None
+    False
+    """
+    if hint is typing.Any or hint is object:
+        return None
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Required, typing.NotRequired):  # a TypedDict's field: being there is not its type
+        return json_type_problem(value, args[0], where)
+    wrong = f"{where} holds {_json_name(value)} where {_hint_name(hint)} goes"
+    if origin is Annotated:  # an array field: `ndim` levels of lists
+        array = next((a for a in args[1:] if isinstance(a, JsonArray)), None)
+        inner = list[array.item] if array is not None else list[typing.Any]
+        for _ in range((array.ndim if array is not None else 1) - 1):
+            inner = list[inner]
+        return json_type_problem(value, inner | None if array is not None and array.item is float else inner, where)
+    if origin in (typing.Union, types.UnionType):
+        if any(json_type_problem(value, h, where) is None for h in args):
+            return None
+        non_null = [h for h in args if h is not type(None)]
+        return wrong if value is None or len(non_null) != 1 else json_type_problem(value, non_null[0], where)
+    if hint is type(None):
+        return None if value is None else wrong
+    if hint is bool:
+        return None if isinstance(value, bool) else wrong
+    if hint is int:
+        return None if type(value) is int else wrong
+    if hint is float:
+        if value is None or type(value) is int:
+            return None
+        if type(value) is not float:
+            return wrong
+        return None if math.isfinite(value) else f"{where} holds {_json_name(value)} where a finite number goes"
+    if hint is str:
+        return None if isinstance(value, str) else wrong
+    if hint in (list, tuple) or origin in (list, tuple):
+        if not isinstance(value, list):
+            return wrong
+        if origin is tuple and args and args[-1] is not Ellipsis:  # tuple[X, Y]: one item each
+            if len(value) != len(args):
+                return f"{where} holds {len(value)} items where {len(args)} go"
+            items = list(zip(range(len(args)), value, args, strict=True))
+        else:
+            item = args[0] if args else typing.Any
+            items = [(i, v, item) for i, v in enumerate(value)]
+        at = (f"{where}[{i}]" if where else f"item {i}" for i, _, _ in items)
+        return next((p for (_, v, h), w in zip(items, at, strict=True) if (p := json_type_problem(v, h, w))), None)
+    if hint is dict or origin is dict:
+        if not isinstance(value, dict):
+            return wrong
+        item = args[1] if len(args) == 2 else typing.Any
+        return next((p for k, v in value.items() if (p := json_type_problem(v, item, _at(where, k)))), None)
+    if dataclasses.is_dataclass(hint) or typing.is_typeddict(hint):
+        if not isinstance(value, dict):
+            return wrong
+        return _fields_problem(value, hint, where)
+    raise TypeError(f"json_type_problem cannot check a value against {hint!r}")  # a caller's mistake
+
+
+def _fields_problem(value: dict, spec: object, where: str) -> str | None:
+    """json_type_problem of an object against a dataclass, a TypedDict or a dict of key -> hint."""
+    if isinstance(spec, dict):
+        hints, required = spec, list(spec)
+    else:
+        hints = typing.get_type_hints(spec, include_extras=True)
+        if typing.is_typeddict(spec):  # subtle: under `from __future__ import annotations` the class cannot
+            # see NotRequired inside its string annotations (__required_keys__ holds every key); the hints can
+            required = [k for k, h in hints.items()
+                        if k in spec.__required_keys__ and typing.get_origin(h) is not typing.NotRequired]  # fmt: skip
+        else:
+            required = [f.name for f in dataclasses.fields(spec)
+                        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]  # fmt: skip
+            hints = {f.name: hints[f.name] for f in dataclasses.fields(spec)}
+    missing = next((k for k in required if k not in value), None)
+    if missing is not None:
+        return f"{where} has no {missing!r} field" if where else f"no {missing!r} field"
+    checked = ((k, h) for k, h in hints.items() if k in value)
+    return next((p for k, h in checked if (p := json_type_problem(value[k], h, _at(where, k)))), None)
+
+
+def _at(where: str, key: object) -> str:
+    """The path to `key` inside `where`: "results[3]['value']"; at the top ("") the key alone."""
+    return f"{where}[{key!r}]" if where else str(key)
+
+
+def read_json(
+    path: str | Path, what: str, recover: str, expect: type = dict, keys: tuple[str, ...] = (),
+    types: object = None,
+) -> object:  # fmt: skip
     """The value of the JSON file at `path`, a file embedlab wrote: `what` names it in messages
     ("race setting"), `recover` says how to get past a damaged one ("remove the folder").
 
     A missing file raises MissingDataError. A file that is not UTF-8 JSON, is cut short, holds
-    something other than `expect` (dict or list) or a dict without one of `keys` raises
-    FileFormatError naming the file, what is wrong and how to recover:
+    something other than `expect` (dict or list), a dict without one of `keys`, or a value not of
+    `types` raises FileFormatError naming the file, what is wrong and how to recover:
 
         "r/race.json: not a readable race setting (cut short: expecting ',' delimiter at line 3
          column 9); remove the folder, or force to start a new race there"
+
+    `types`, to trust a file by its types and not only its keys: a dict of key -> type hint (each
+    key required), a dataclass or TypedDict whose fields the object holds, or any hint
+    json_type_problem takes (list[Result]). A damaged value is named where it sits:
+    "(results[3]['value'] holds a string where a number or null goes)".
     """
     path = Path(path)
     if (special := special_kind(path)) is not None:
@@ -445,6 +574,11 @@ def read_json(path: str | Path, what: str, recover: str, expect: type = dict, ke
                 problem = f"expected {_JSON_NAMES[expect]}; found {_JSON_NAMES[type(value)]}"
             elif missing:
                 problem = f"no {missing[0]!r} field"
+            elif types is not None:
+                check = _fields_problem if isinstance(types, dict) else json_type_problem
+                problem = check(value, types, "")  # "" : paths from the top, "results[3]['value']"
+                if problem is None:
+                    return value
             else:
                 return value
     raise FileFormatError(f"{path}: not a readable {what} ({problem}); {recover}")

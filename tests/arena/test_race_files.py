@@ -4,11 +4,14 @@ with how to get past it, and `force` starting over even when race.json is damage
 from __future__ import annotations
 
 import json
+import threading
+from dataclasses import replace
 
 import pytest
 
 from embedlab.arena.runner import RACE_FILE, RESULTS_FILE, RUNS, Race
-from embedlab.errors import FileFormatError, InvalidValueError
+from embedlab.arena.strategies import BUDGETS
+from embedlab.errors import FileFormatError, InvalidValueError, OutputExistsError
 
 START_OVER = "remove the folder, or force to start a new race there"
 
@@ -52,7 +55,8 @@ def test_a_race_begun_before_a_budget_field_existed_resumes_and_takes_new_strate
     ("content", "says"),
     [
         ('{"budget": {"name": "qu', "cut short: unterminated string starting at line 1 column 21"),
-        ('{"budget": "quick", "device": "cpu"}', "its budget has no name"),
+        ('{"budget": "quick", "device": "cpu"}', "budget holds a string where an object goes"),
+        ('{"budget": {"name": 7}, "device": "cpu"}', "budget has no 'corpus' field"),
         ('{"device": "cpu"}', "no 'budget' field"),
     ],
 )
@@ -66,3 +70,45 @@ def test_a_damaged_race_json_is_named_and_force_starts_over(tmp_path, content, s
     assert (tmp_path / RACE_FILE).read_text() == content  # untouched until asked
     race = Race.open(tmp_path, "quick", strategies=["bytes"], tasks=["lm"], force=True)
     assert Race.read_setting(tmp_path)["budget"]["name"] == "quick" and race.finished() == {}
+
+
+RACERS = 6  # threads starting a race in one new folder at once: more than the cores, so they interleave
+
+
+def _at_once(n: int, attempt) -> list[BaseException | None]:
+    """Run attempt(i) in n threads released together by a barrier -> each one's error, or None."""
+    barrier, outcome = threading.Barrier(n), [None] * n
+
+    def run(i):
+        barrier.wait()
+        try:
+            attempt(i)
+        except BaseException as err:
+            outcome[i] = err
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return outcome
+
+
+def test_of_races_started_at_once_in_one_new_folder_exactly_one_wins(tmp_path):
+    """Each race has its own budget, so a latecomer that finds the winner's race.json cannot take
+    it as its own to resume: whoever loses, at the claim or after it, gets an error naming the folder."""
+    folder = tmp_path / "race"
+    budgets = [replace(BUDGETS["quick"], name=f"quick{i}") for i in range(RACERS)]
+    outcome = _at_once(RACERS, lambda i: Race.open(folder, budgets[i], strategies=["bytes"], tasks=["lm"]))
+    winners = [i for i, err in enumerate(outcome) if err is None]
+    assert len(winners) == 1, outcome
+    for err in outcome:
+        assert err is None or (isinstance(err, (OutputExistsError, InvalidValueError)) and str(folder) in str(err))
+    assert Race.read_setting(folder)["budget"]["name"] == f"quick{winners[0]}"
+    assert sorted(p.name for p in folder.iterdir()) == [RACE_FILE, RUNS]
+
+
+def test_a_race_claimed_but_not_yet_written_is_not_taken(tmp_path):
+    (tmp_path / RACE_FILE).touch()  # another race's claim (make_new_folder), its setting not yet written
+    with pytest.raises(OutputExistsError, match="was taken by another race"):
+        Race.open(tmp_path, "quick", strategies=["bytes"], tasks=["lm"])

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+from dataclasses import replace
 
 import pytest
 
@@ -13,8 +15,8 @@ from embedlab.arena.flops import lm_step_flops
 from embedlab.arena.redraw import redraw
 from embedlab.arena.runner import RESULTS_FILE, RUNS, Race
 from embedlab.arena.strategies import STRATEGIES
-from embedlab.arena.sweep import FIGURE, METRICS, SWEEP_STRATEGIES, Sweep
-from embedlab.errors import InvalidValueError
+from embedlab.arena.sweep import FIGURE, METRICS, SWEEP_FILE, SWEEP_STRATEGIES, SWEEPS, Sweep
+from embedlab.errors import InvalidValueError, OutputExistsError
 from embedlab.models.lm import LMConfig
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -99,3 +101,31 @@ def test_the_figures_are_drawn_again_from_the_results(tiny_sweep, tmp_path):
     assert all(p.read_bytes()[:8] == PNG for p in paths)
     with pytest.raises(InvalidValueError, match="holds no arena race or sweep"):
         redraw(tmp_path / "nothing")
+
+
+def test_of_sweeps_started_at_once_in_one_new_folder_exactly_one_wins(tmp_path):
+    """Each sweep has its own plan, so a latecomer cannot take the winner's sweep.json as its own."""
+    folder, n = tmp_path / "sweep", 6
+    plans = [replace(SWEEPS["quick"], name=f"quick{i}") for i in range(n)]
+    barrier, outcome = threading.Barrier(n), [None] * n
+
+    def start(i):
+        barrier.wait()
+        try:
+            Sweep.open(folder, plans[i])
+        except BaseException as err:
+            outcome[i] = err
+
+    threads = [threading.Thread(target=start, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    winners = [i for i, err in enumerate(outcome) if err is None]
+    assert len(winners) == 1, outcome
+    for err in outcome:
+        assert err is None or (isinstance(err, (OutputExistsError, InvalidValueError)) and str(folder) in str(err))
+    assert Sweep.read_plan(folder)["plan"]["name"] == f"quick{winners[0]}"
+    (folder / SWEEP_FILE).write_text("")  # a claim not yet written is not taken either
+    with pytest.raises(OutputExistsError, match="was taken by another sweep"):
+        Sweep.open(folder, plans[winners[0]])

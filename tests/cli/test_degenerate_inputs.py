@@ -1,4 +1,4 @@
-"""Degenerate inputs (empty, single, edgeless) are refused by every command in one line naming what is
+"""Degenerate inputs (empty, single, edgeless, all-zero) are refused by every command in one line naming what is
 missing, never a traceback and never a run that learns nothing."""
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ def files(tmp_path):
     (tmp_path / "one.txt").write_text("word word word\n" * 10, encoding="utf-8")
     (tmp_path / "small.txt").write_text("the cat sat on the mat\n" * 20, encoding="utf-8")
     (tmp_path / "t1.txt").write_text("1 3\nking 0.1 0.2 0.3\n", encoding="utf-8")
+    (tmp_path / "zero.txt").write_text("2 3\nking 0 0 0\nqueen 0 0 0\n", encoding="utf-8")
+    (tmp_path / "zero-king.txt").write_text("3 3\nking 0 0 0\nqueen 0.1 0 0\nman 0 0.2 0\n", encoding="utf-8")
+    (tmp_path / "letters.txt").write_text("a b\nc a\n", encoding="utf-8")  # no two symbols side by side
     return tmp_path
 
 
@@ -30,6 +33,18 @@ DEGENERATE = [
      "measuring it needs at least 3 nodes and 5 edges"),
     (("compare", "{d}/t1.txt", "{d}/t1.txt"), "share 1 key; a comparison needs at least 2"),
     (("embed", ""), "TEXT must be a non-empty string"),
+    (("tokenize", ""), "TEXT must be a non-empty string"),
+    (("tokenizer", "train", "{d}/one.txt", "--vocab-size", "300", "--out", "{d}/out"),
+     "corpus one.txt holds one distinct word, 'word'"),
+    (("tokenizer", "train", "{d}/one.txt", "--vocab-size", "300", "--out", "{d}/out", "--reference"),
+     "corpus one.txt holds one distinct word, 'word'"),
+    (("tokenizer", "train", "{d}/letters.txt", "--vocab-size", "300", "--out", "{d}/out", "--reference", "--split",
+      "whitespace"), "corpus letters.txt has nothing to merge"),
+    (("neighbors", "{d}/t1.txt", "king"), "{d}/t1.txt holds only the row of 'king': there is no other row to rank"),
+    (("neighbors", "{d}/t1.txt", "king", "--metric", "euclidean"), "holds only the row of 'king'"),
+    (("neighbors", "{d}/zero.txt", "king", "--metric", "dot"), "every row of {d}/zero.txt is all zero"),
+    (("neighbors", "{d}/zero-king.txt", "king"), "'king' has an all-zero row in {d}/zero-king.txt: a zero row has no "
+     "direction"),
 ]  # fmt: skip
 
 

@@ -77,3 +77,19 @@ def test_the_sweep_in_the_cache_is_shown_beside_the_race(client, lab_cache, tiny
     assert state["sweep"]["points"] == summary["points"] and state["sweep"]["anchor"] == summary["anchor"]
     schema = client.get("/openapi.json").json()["components"]["schemas"]
     assert "sweep" in schema["ArenaState"]["properties"]
+
+
+def test_a_quick_race_is_not_started_in_a_folder_holding_other_files(tmp_path):
+    """The lab's quick race folder holds someone's own file and no race: the race fails at once, naming
+    the folder, and writes nothing there."""
+    from embedlab.sims.arena import ArenaLab
+
+    quick = tmp_path / "quick"
+    quick.mkdir()
+    (quick / "notes.txt").write_text("mine")
+    arena = ArenaLab(tmp_path)
+    arena.start()
+    arena.close(timeout=30)
+    state = arena.state()
+    assert state.status == "failed" and f"{quick} exists and holds no race" in state.message, state
+    assert [p.name for p in quick.iterdir()] == ["notes.txt"] and (quick / "notes.txt").read_text() == "mine"

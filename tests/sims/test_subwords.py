@@ -203,6 +203,38 @@ def test_a_damaged_tokenizer_file_is_trained_again(tiny_corpus, tmp_path, train_
     assert ladder.tokenizers[260].vocab_size == ladder.infos[260].vocab_size == 260
 
 
+# A cache file with the right keys and wrong types (a string where a number goes, a list where an
+# object goes, NaN where a finite float goes): each ending, its damage, and whether to expect a log line.
+DAMAGED = [
+    ("meta.json", lambda d: {**d, "vocab_size": str(d["vocab_size"])}),
+    ("meta.json", lambda d: {**d, "corpus": [d["corpus"]]}),
+    ("meta.json", lambda d: {**d, "train_seconds": float("nan")}),
+    ("meta.json", lambda d: {**d, "size": 8000}),  # well typed, but another vocabulary's record
+    ("counts.json", lambda d: [str(c) for c in d]),
+    ("counts.json", lambda d: [{"count": c} for c in d]),
+    ("json", lambda d: {**d, "model": {**d["model"], "vocab": list(d["model"]["vocab"])}}),
+    ("json", lambda d: {**d, "model": {**d["model"], "merges": {"a": "b"}}}),
+]
+
+
+@pytest.mark.parametrize(("ending", "damage"), DAMAGED, ids=[f"{e}-{i}" for i, (e, _) in enumerate(DAMAGED)])
+def test_a_cache_file_with_the_right_keys_and_wrong_types_is_trained_again(
+    tiny_corpus, tmp_path, train_calls, caplog, ending, damage
+):
+    """The ladder's files are its own cache: one damaged by type is rebuilt (and logged), never served."""
+    first = VocabularyLadder.open(tiny_corpus, tmp_path, TINY_SIZES)
+    path = cache_file(tmp_path, "tiny.txt", 260, ending)
+    path.write_text(json.dumps(damage(json.loads(path.read_text(encoding="utf-8")))), encoding="utf-8")
+    with caplog.at_level("WARNING", logger="embedlab"):
+        ladder = VocabularyLadder.open(tiny_corpus, tmp_path, TINY_SIZES)
+    assert train_calls == [*TINY_SIZES, 260]  # the damaged size alone, again
+    assert "subword vocabulary tiny.txt-260" in caplog.text and "training it again" in caplog.text
+    meta = json.loads(cache_file(tmp_path, "tiny.txt", 260, "meta.json").read_text())
+    assert ladder.infos[260] == VocabularyInfo(**meta) and meta["size"] == 260
+    assert ladder.tokenizers[260].counts == first.tokenizers[260].counts  # what was served is what was trained
+    assert ladder.splits("unhappiness") == first.splits("unhappiness")
+
+
 def test_files_of_the_first_version_are_not_read(tiny_corpus, tmp_path, train_calls):
     """Version 1 wrote CORPUS-SIZE.json, trained on every line: a ladder that found it would hand
     out vocabularies that had seen the held-out lines."""

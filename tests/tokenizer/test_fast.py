@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import threading
 from itertools import islice
 
 import pytest
 
 from embedlab.data.corpora import open_corpus
-from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, OutputExistsError
 from embedlab.tokenizer.bpe import BPE
 from embedlab.tokenizer.fast import FastTokenizer, load_tokenizer
 
@@ -84,6 +85,43 @@ def test_load_tokenizer_opens_either_kind_of_file(tmp_path):
     assert isinstance(load_tokenizer(reference.save(tmp_path / "ref.json")), BPE)
     assert isinstance(load_tokenizer(fast.save(tmp_path / "fast.json")), FastTokenizer)
     assert load_tokenizer("minilm").vocab_size == 30522
+
+
+def _trained(kind: str) -> BPE | FastTokenizer:
+    if kind == "reference":
+        reference = BPE(mode="byte")
+        reference.train("the cat sat on the mat", num_merges=5)
+        return reference
+    fast = FastTokenizer.train(["the cat sat on the mat"] * 5, vocab_size=260)
+    fast.counts = [1] * fast.vocab_size  # so the counts file is written beside it
+    return fast
+
+
+@pytest.mark.parametrize("kind", ["reference", "fast"])
+def test_of_saves_racing_for_one_new_file_exactly_one_wins(tmp_path, kind):
+    """`embedlab tokenizer train --out` saves with replace=False unless --force: the file is created
+    exclusively, not only checked when the command starts. Threads released by a barrier all save
+    to one new path: one wins, the others get OutputExistsError naming it."""
+    tokenizer, path, n = _trained(kind), tmp_path / "t.json", 6
+    barrier, outcome = threading.Barrier(n), [None] * n
+
+    def save(i):
+        barrier.wait()
+        try:
+            tokenizer.save(path, replace=False)
+        except BaseException as err:
+            outcome[i] = err
+
+    threads = [threading.Thread(target=save, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(err is None for err in outcome) == 1, outcome
+    assert all(err is None or (isinstance(err, OutputExistsError) and str(path) in str(err)) for err in outcome)
+    assert load_tokenizer(path).encode("the cat") == tokenizer.encode("the cat")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.counts.json", "t.json"][kind == "reference" :]
+    tokenizer.save(path)  # replace (the default, and --force) still replaces
 
 
 def test_bad_input(tmp_path):

@@ -518,3 +518,33 @@ def test_a_damaged_run_json_is_named_not_a_traceback(small_text, tmp_path):
         with pytest.raises(FileFormatError, match=r"run\.json: not a readable embedlab run"):
             train(config, out, resume=resume, evaluate=False)
     assert (out / "run.json").read_text(encoding="utf-8") == "{not json"  # untouched
+
+
+DIVERGED_ROWS = np.array([[0.1, 0.2, 0.3], [0.4, np.nan, 0.6], [np.inf, 0.0, 0.0]], dtype=np.float32)
+
+
+def test_a_diverged_table_is_refused_by_the_run_folders_writer(tmp_path):
+    """A run whose rows went to NaN (a learning rate too high) writes no table that every reader would
+    then refuse: the first bad row is named, with its key and column, and nothing is written."""
+    from embedlab.train.run import write_run_table
+    from embedlab.vectors.io import Table
+
+    table = Table(["cat", "dog", "eel"], DIVERGED_ROWS, [3, 2, 1])
+    with pytest.raises(InvalidValueError, match=r"row 1 \('dog'\) column 1 holds nan; the run diverged .*lower"):
+        write_run_table(tmp_path, table)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("floret", [False, True])
+def test_diverged_subword_rows_are_refused_before_the_file_is_written(tmp_path, floret):
+    from embedlab.train.subwords import write_subwords
+
+    finite, counts = np.ones((2, 3), dtype=np.float32), np.zeros(3, dtype=np.int64)
+    word_rows, hash_count = (None, 2) if floret else (finite, None)
+    with pytest.raises(InvalidValueError, match=r"n-gram bucket rows\): row 1 column 1 holds nan; the run diverged"):
+        write_subwords(tmp_path / "s.safetensors", word_rows, DIVERGED_ROWS, counts, min_n=3, max_n=6,
+                       hash_count=hash_count)  # fmt: skip
+    if not floret:
+        with pytest.raises(InvalidValueError, match=r"\(word rows\): row 1 column 1 holds nan; the run diverged"):
+            write_subwords(tmp_path / "s.safetensors", DIVERGED_ROWS, finite, counts[:2], min_n=3, max_n=6)
+    assert list(tmp_path.iterdir()) == []

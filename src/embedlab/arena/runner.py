@@ -15,6 +15,8 @@ The folder:
 A killed race resumes: the runs already written are read back, not trained again, and the race
 goes on with the next one. A folder holding another race (another budget or device) is refused
 unless `force`, which deletes its runs and results first; a folder holding anything else is refused.
+A new race claims its folder exclusively (files.make_new_folder): of two races started at once in one
+new folder, one gets it and the other an error naming the folder.
 A damaged file in the folder is an error naming it and saying how to get past it.
 """
 
@@ -26,19 +28,72 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
+from typing import Any, NotRequired, TypedDict, get_type_hints
 
 import torch
 
 from embedlab.arena.flops import CLOCKS
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strategy
-from embedlab.arena.tasks import orderings, results
-from embedlab.errors import FileFormatError, InvalidValueError, check_choice
-from embedlab.files import atomic_write_text, check_path, file_exists, json_safe, read_json
+from embedlab.arena.tasks import Result, orderings, results
+from embedlab.errors import FileFormatError, InvalidValueError, OutputExistsError, check_choice
+from embedlab.files import (
+    atomic_write_text,
+    check_path,
+    file_exists,
+    json_safe,
+    json_type_problem,
+    make_new_folder,
+    read_json,
+)
 
 log = logging.getLogger("embedlab")
 
 RACE_FILE, RESULTS_FILE, RUNS = "race.json", "results.json", "runs"
 _RUN_FIELDS = ("strategy", "seed", "budget")  # every run file has them (Race.run writes them first)
+
+
+# What the race's JSON files hold, by type: they are read back as they are typed (files.read_json
+# types=), so a damaged file with the right keys is an error naming the bad value, never served.
+class Setting(TypedDict):
+    """race.json."""
+
+    budget: Budget
+    device: str
+    strategies: NotRequired[list[str]]
+    tasks: NotRequired[list[str]]
+
+
+class Ordering(TypedDict):
+    """One entry of results.json's "orderings" (tasks.orderings)."""
+
+    task: str
+    metric: str
+    better: str
+    winner: str
+    loser: str
+    verdict: str
+
+
+class RunRecord(TypedDict):
+    """A finished run's file (runs/STRATEGY-seedN.json): these, then its TextRun or ImageRun fields."""
+
+    strategy: str
+    seed: int
+    budget: str
+
+
+class Summary(TypedDict):
+    """results.json: what `run` returns and `embedlab arena --json` prints."""
+
+    budget: Budget
+    device: str
+    strategies: list[dict[str, Any]]
+    tasks: list[str]
+    results: list[Result]
+    orderings: NotRequired[list[Ordering]]  # a race summarised before orderings were judged has none
+    runs: list[dict[str, Any]]  # each a RunRecord, checked by run_problem
+
+
 _START_OVER = "remove the folder, or force to start a new race there"  # past a damaged race.json
 DEVICES = ("cpu", "cuda")
 
@@ -86,6 +141,8 @@ class Race:
         setting = {"budget": asdict(budget), "device": device}
         race_file = folder / RACE_FILE
         if file_exists(race_file, "a race setting"):
+            if not force and race_file.stat().st_size == 0:  # claimed by make_new_folder, not yet written
+                raise OutputExistsError(f"{folder} was taken by another race starting there; choose another folder")
             before = cls.read_setting(folder) if not force else None  # force starts over, even on a damaged race.json
             if before is not None and not _same_setting(before, setting):
                 raise InvalidValueError(
@@ -95,8 +152,10 @@ class Race:
             if force:
                 shutil.rmtree(folder / RUNS, ignore_errors=True)
                 (folder / RESULTS_FILE).unlink(missing_ok=True)
-        elif folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-            raise InvalidValueError(f"{folder} exists and holds no race; pick an empty or new folder")
+        else:
+            if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+                raise InvalidValueError(f"{folder} exists and holds no race; pick an empty or new folder")
+            make_new_folder(folder, RACE_FILE)  # exclusive: of two races started here at once, one gets it
         (folder / RUNS).mkdir(parents=True, exist_ok=True)
         atomic_write_text(race_file, json.dumps({**setting, "strategies": names, "tasks": tasks}, indent=1))
         return cls(folder, budget, names, tasks, device, None if data is None else Path(data))
@@ -119,10 +178,7 @@ class Race:
     def read_setting(folder: str | Path) -> dict:
         """The setting in `folder`'s race.json: {"budget": {...}, "device", "strategies", "tasks"}."""
         path = Path(folder) / RACE_FILE
-        setting = read_json(path, "race setting", _START_OVER, keys=("budget", "device"))
-        if not (isinstance(setting["budget"], dict) and isinstance(setting["budget"].get("name"), str)):
-            raise FileFormatError(f"{path}: not a readable race setting (its budget has no name); {_START_OVER}")
-        return setting
+        return read_json(path, "race setting", _START_OVER, types=Setting)
 
     @staticmethod
     def read_results(folder: str | Path) -> dict | None:
@@ -131,7 +187,11 @@ class Race:
         if not file_exists(path, "a race results file"):
             return None
         recover = "run the race again to write it (its finished runs are kept), or remove it"
-        return read_json(path, "race results file", recover, keys=("strategies", "tasks", "results", "runs"))
+        summary = read_json(path, "race results file", recover, types=Summary)
+        problem = next((p for i, run in enumerate(summary["runs"]) if (p := run_problem(run, f"runs[{i}]"))), None)
+        if problem is not None:
+            raise FileFormatError(f"{path}: not a readable race results file ({problem}); {recover}")
+        return summary
 
     def pairs(self) -> list[tuple[str, int]]:
         """(strategy, seed) of every run the race needs: strategies with an applicable task."""
@@ -148,7 +208,10 @@ class Race:
             path = self.run_file(name, seed)
             if file_exists(path, "a finished run"):
                 recover = "remove it, and the race trains that run again when it resumes"
-                done[name, seed] = read_json(path, "arena run", recover, keys=_RUN_FIELDS)
+                run = read_json(path, "arena run", recover, keys=_RUN_FIELDS)
+                if (problem := run_problem(run)) is not None:
+                    raise FileFormatError(f"{path}: not a readable arena run ({problem}); {recover}")
+                done[name, seed] = run
         return done
 
     def run(self, on_event: Callable[[RaceEvent], None] | None = None) -> dict:
@@ -204,6 +267,22 @@ class Race:
             "orderings": orderings(rows),  # every pair's order on every metric, Holm-adjusted: holds, within noise
             "runs": [done[key] for key in sorted(done)],
         }
+
+
+def run_problem(run: dict, where: str = "") -> str | None:
+    """Where a run record (a runs/*.json file, or results.json's runs[i]: `where`) is not of its
+    types, in words ("runs[2]['seed'] holds a string where a number goes"), or None. Its fields are
+    those of its strategy's TextRun or ImageRun; a field it lacks (a run written before the field
+    existed) is not asked for, and a strategy this version does not know is checked as a RunRecord."""
+    problem = json_type_problem(run, RunRecord, where)
+    if problem is not None or run["strategy"] not in STRATEGIES:
+        return problem
+    if STRATEGIES[run["strategy"]].kind == "text":
+        from embedlab.arena.text import TextRun as kind
+    else:
+        from embedlab.arena.vision import ImageRun as kind
+    checked = ((k, h, f"{where}[{k!r}]" if where else k) for k, h in get_type_hints(kind).items() if k in run)
+    return next((p for k, h, at in checked if (p := json_type_problem(run[k], h, at))), None)
 
 
 def check_device(device: str) -> str:

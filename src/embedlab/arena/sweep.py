@@ -16,7 +16,9 @@ The folder:
     sweep.png             bits per byte against training FLOPs, a line per strategy, a panel per width
 
 A folder holding another sweep is refused unless `force`, which deletes its points and results
-first; a folder holding a race, or anything else, is refused.
+first; a folder holding a race, or anything else, is refused. A new sweep claims its folder
+exclusively (files.make_new_folder): of two sweeps started at once there, one gets it. Every JSON
+file is read back by its type (SweepSetting, SweepSummary): a damaged value is an error naming it.
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 from embedlab.arena.noise import verdict
 from embedlab.arena.runner import RACE_FILE, RESULTS_FILE, Race, RaceEvent, check_device
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, Budget
-from embedlab.errors import FileFormatError, InvalidValueError, check_choice
-from embedlab.files import atomic_write_text, json_safe, read_json
+from embedlab.errors import InvalidValueError, OutputExistsError, check_choice
+from embedlab.files import atomic_write_text, check_path, json_safe, make_new_folder, read_json
 
 SWEEP_FILE, FIGURE = "sweep.json", "sweep.png"
 SWEEP_STRATEGIES = ("small-v-tied", "large-v-untied", "bpe-32k", "bytes")  # lesson 001's four text strategies
@@ -70,6 +73,58 @@ SWEEPS: dict[str, SweepPlan] = {
 }
 
 
+# What the sweep's JSON files hold, by type (files.read_json types=): a damaged file with the right
+# keys is an error naming the bad value, never served.
+class SweepSetting(TypedDict):
+    """sweep.json."""
+
+    plan: SweepPlan
+    device: str
+
+
+class SweepRow(TypedDict):
+    """One strategy at one point (_point): its figures, each None where it has none."""
+
+    strategy: str
+    vocab_size: int
+    bits_per_byte: float | None
+    bits_per_byte_seeds: list[tuple[int, float | None]]
+    rare_bits_per_byte: float | None
+    rare_bits_per_byte_seeds: list[tuple[int, float | None]]
+    seeds: list[int]
+    train_flops: NotRequired[float | None]
+    params_total: NotRequired[float | None]
+    params_embedding: NotRequired[float | None]
+
+
+class SweepPoint(TypedDict):
+    width: int
+    share: float
+    budget_flops: float
+    strategies: list[SweepRow]
+
+
+class SweepWinner(TypedDict):
+    """One entry of `winners`."""
+
+    width: int
+    share: float
+    metric: str
+    winner: str
+    vocab_size: int
+    runner_up: str | None
+    margin: float | None
+    verdict: str | None
+
+
+class SweepSummary(TypedDict):
+    """results.json: what `run` returns and `embedlab arena --sweep --json` prints."""
+
+    plan: SweepPlan
+    points: list[SweepPoint]
+    winners: list[SweepWinner]
+
+
 @dataclass(frozen=True)
 class SweepEvent:
     """A point's race event: `width` and `share` say which point."""
@@ -92,11 +147,13 @@ class Sweep:
         """A sweep in `folder`: a new one, or the one already there if it has the same plan."""
         if isinstance(plan, str):
             plan = SWEEPS[check_choice("sweep", plan, tuple(SWEEPS))]
-        folder, device = Path(folder), check_device(device)
+        folder, device = Path(check_path(folder, "a sweep's folder")), check_device(device)
         setting = json.loads(json.dumps({"plan": asdict(plan), "device": device}))
         if (folder / RACE_FILE).is_file():
             raise InvalidValueError(f"{folder} holds an arena race, not a sweep; pick another folder")
         if (folder / SWEEP_FILE).is_file():
+            if not force and (folder / SWEEP_FILE).stat().st_size == 0:  # claimed by make_new_folder, not yet written
+                raise OutputExistsError(f"{folder} was taken by another sweep starting there; choose another folder")
             before = cls.read_plan(folder) if not force else None
             if before is not None and {k: before.get(k) for k in setting} != setting:
                 raise InvalidValueError(
@@ -108,9 +165,10 @@ class Sweep:
                     shutil.rmtree(folder / f"d{width}", ignore_errors=True)
                 for name in (RESULTS_FILE, FIGURE):
                     (folder / name).unlink(missing_ok=True)
-        elif folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-            raise InvalidValueError(f"{folder} exists and holds no sweep; pick an empty or new folder")
-        folder.mkdir(parents=True, exist_ok=True)
+        else:
+            if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+                raise InvalidValueError(f"{folder} exists and holds no sweep; pick an empty or new folder")
+            make_new_folder(folder, SWEEP_FILE)  # exclusive: of two sweeps started here at once, one gets it
         atomic_write_text(folder / SWEEP_FILE, json.dumps(setting, indent=1))
         return cls(folder, plan, device)
 
@@ -119,10 +177,7 @@ class Sweep:
         """`folder`'s sweep.json: {"plan": {...}, "device"}."""
         path = Path(folder) / SWEEP_FILE
         recover = "remove the folder, or force to start a new sweep there"
-        setting = read_json(path, "sweep plan", recover, keys=("plan", "device"))
-        if not isinstance(setting["plan"], dict) or not isinstance(setting["plan"].get("name"), str):
-            raise FileFormatError(f"{path}: not a readable sweep plan (its plan has no name)")
-        return setting
+        return read_json(path, "sweep plan", recover, types=SweepSetting)
 
     @staticmethod
     def read_results(folder: str | Path) -> dict | None:
@@ -131,7 +186,7 @@ class Sweep:
         if not path.is_file():
             return None
         recover = "run the sweep again to write it (its finished runs are kept), or remove it"
-        return read_json(path, "sweep results file", recover, keys=("plan", "points", "winners"))
+        return read_json(path, "sweep results file", recover, types=SweepSummary)
 
     def point_folder(self, width: int, share: float) -> Path:
         return self.folder / f"d{width}" / f"x{share:g}"

@@ -9,7 +9,8 @@
 
 The fast trainer (HuggingFace) is byte-level with its own tie rule; the options only the
 reference trainer has are refused without --reference, each with the reason. An existing --out
-is replaced only with --force.
+is replaced only with --force, checked again when the file is created (another command may have
+written it meanwhile). A corpus of one distinct word, or with nothing to merge, is refused.
 """
 
 from __future__ import annotations
@@ -131,7 +132,9 @@ def train(
     console = Console(stderr=True)
     start = time.perf_counter()
     with _progress(console, as_json) as progress:
-        lines = _counted(source, progress, progress.add_task(f"reading {source.name}", total=None))
+        words: set[str] = set()  # the corpus's first distinct words, up to 2: one alone is refused below
+        reading = progress.add_task(f"reading {source.name}", total=None)
+        lines = _noting_words(_counted(source, progress, reading), words)
         if reference:
             tokenizer = BPE(mode=ALPHABETS[alphabet], split=split, tie=tie)
             merging = progress.add_task("merging", total=None)
@@ -150,7 +153,8 @@ def train(
             counting = _counted(source, progress, progress.add_task("counting pieces", total=None))
             tokenizer.counts = piece_counts(tokenizer, counting)
     seconds = time.perf_counter() - start
-    tokenizer.save(out)
+    _refuse_degenerate(source.name, split, words, len(tokenizer.merges) if reference else len(tokenizer.merges()))
+    tokenizer.save(out, replace=force)  # exclusive unless --force: the check above was only at the start
     summary = {
         "corpus": source.name,
         "trainer": "reference" if reference else "fast",
@@ -234,6 +238,8 @@ def tokenize(
     from embedlab.tokenizer import load_tokenizer
     from embedlab.vectors.frequency import band
 
+    if not text:  # zero pieces would print as an answer; whitespace alone is text (byte-level: its own pieces)
+        raise InvalidValueError("TEXT must be a non-empty string; give the text to split into pieces")
     tok = load_tokenizer(tokenizer)
     ids = tok.encode(text)
     rows = []
@@ -266,6 +272,29 @@ def _progress(console: Console, quiet: bool) -> Progress:
         disable=quiet or not console.is_terminal,  # bars only for a person at a terminal
         transient=True,
     )
+
+
+def _noting_words(lines: Iterable[str], words: set[str]) -> Iterator[str]:
+    """`lines` as they are, adding their whitespace-separated words to `words` until it holds 2."""
+    for line in lines:
+        if len(words) < 2:
+            words.update(line.split()[:2])
+        yield line
+
+
+def _refuse_degenerate(corpus: str, split: str, words: set[str], merges: int) -> None:
+    """Refuse a tokenizer that learned nothing general: a corpus of one distinct word (its merges only
+    spell that word; --split none takes the corpus as one sequence, as lesson 001's text, and is
+    exempt) or no merge at all (every word one symbol)."""
+    if len(words) == 1 and split != "none":
+        raise InvalidValueError(
+            f"corpus {corpus} holds one distinct word, {next(iter(words))!r}: a tokenizer trained on it only "
+            "learns to spell that word; give a corpus of many words"
+        )
+    if merges == 0:
+        raise InvalidValueError(
+            f"corpus {corpus} has nothing to merge (no pair of symbols occurs in it); give a corpus of many words"
+        )
 
 
 def _rejoined(lines: Iterable[str]) -> Iterator[str]:

@@ -23,6 +23,7 @@ import typer
 
 from embedlab.cli.choices import ANALOGY_METHODS, EXTENSIONS, FORMATS, METRICS, RESAMPLES
 from embedlab.cli.options import ForceFlag, JsonFlag, path_text, refuse_existing, refuse_inapplicable
+from embedlab.errors import InvalidValueError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -69,10 +70,30 @@ def neighbors(
     answers a WORD it has no row for from the word's character n-grams, and says so.
     """
     table = load(vectors, as_json)
+    _refuse_degenerate_query(vectors, table, word, metric, restrict_vocab)
     answer = table.most_similar(
         word, topn=topn, metric=metric, exclude=not include_inputs, restrict_vocab=restrict_vocab
     )
+    if not answer.keys:  # the rows searched are WORD's own alone: nothing else to rank
+        searched = f"{vectors} holds" if restrict_vocab is None else f"--restrict-vocab {restrict_vocab} rows hold"
+        raise InvalidValueError(f"{searched} only the row of {word!r}: there is no other row to rank")
     _show(answer, table, as_json)
+
+
+def _refuse_degenerate_query(vectors: str, table: Vectors, word: str, metric: str, restrict_vocab: int | None) -> None:
+    """Refuse a query whose answer would mean nothing: every searched row zero (every score ties), or,
+    by cosine, WORD's own row zero (a zero row has no direction: gensim answers nan or 0 for each)."""
+    import numpy as np
+
+    searched = table.vectors[: len(table) if restrict_vocab is None else max(restrict_vocab, 0)]
+    if len(searched) and not np.any(searched):
+        rows = "every row" if len(searched) == len(table) else f"each of the first {len(searched):,} rows"
+        raise InvalidValueError(f"{rows} of {vectors} is all zero: no row is nearer than another; train it first")
+    if metric == "cosine" and not np.any(table.get_vector(word)):
+        raise InvalidValueError(
+            f"{word!r} has an all-zero row in {vectors}: a zero row has no direction, so its cosine with every row is "
+            "undefined; ask for a word with a trained row, or use --metric dot or euclidean"
+        )
 
 
 def analogy(

@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from embedlab.data.corpora import Corpus, missing_corpora, split_lines
-from embedlab.errors import FileFormatError, InvalidValueError, check_int
-from embedlab.files import atomic_write_text
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_int
+from embedlab.files import atomic_write_text, read_json
 from embedlab.sims.unseen_word import MAX_K, MAX_WORD
 from embedlab.tokenizer.bytes import piece_bytes
 from embedlab.tokenizer.fast import FastTokenizer
@@ -203,12 +203,24 @@ class VocabularyLadder:
 
 
 def stored(folder: str | Path, corpus: str, size: int) -> VocabularyInfo | None:
-    """How the stored vocabulary of `corpus` and `size` was made, or None if it is not (all) there."""
+    """How the stored vocabulary of `corpus` and `size` was made, or None if it is not (all) there.
+    A record that is damaged (right keys, wrong types: a string where a number goes), or is another
+    vocabulary's, is logged and taken as missing: the vocabulary is trained again, never served."""
+    path = cache_file(folder, corpus, size, "meta.json")
     try:
-        meta = cache_file(folder, corpus, size, "meta.json").read_text(encoding="utf-8")
-        info = VocabularyInfo(**json.loads(meta))
-    except (OSError, ValueError, TypeError):
-        return None  # missing, or from another version of this module: train again
+        record = read_json(path, "subword vocabulary record", "it is trained again", types=VocabularyInfo)
+        info = VocabularyInfo(**record)
+    except MissingDataError:
+        return None
+    except FileFormatError as err:
+        log.warning("subword vocabulary %s-%d is damaged, training it again: %s", corpus, size, err)
+        return None
+    except TypeError:
+        return None  # a field this version does not know: from another version of this module, train again
+    if (info.corpus, info.size) != (corpus, size):
+        log.warning("subword vocabulary %s-%d: %s records %s-%d, training it again", corpus, size, path, info.corpus,
+                    info.size)  # fmt: skip
+        return None
     return info if cache_file(folder, corpus, size, "json").is_file() else None
 
 

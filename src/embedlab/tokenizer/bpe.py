@@ -259,8 +259,9 @@ class BPE:
 
     # ----- files ---------------------------------------------------------------------------
 
-    def save(self, path: str | Path) -> Path:
-        """Write the tokenizer as JSON, atomically (a temporary file renamed into place)."""
+    def save(self, path: str | Path, replace: bool = True) -> Path:
+        """Write the tokenizer as JSON, atomically (a temporary file renamed into place). replace
+        False: `path` must be new at the moment it is created, else OutputExistsError (files.atomic_writer)."""
         if not self.vocab:
             raise InvalidValueError("nothing to save: this BPE is not trained yet")
         n_alpha = len(self.vocab) - len(self.merges)
@@ -275,7 +276,7 @@ class BPE:
             "merges": [[m.left, m.right, m.count] for m in self.history],
             "counts": self.counts,
         }
-        return atomic_write_text(path, json.dumps(data, ensure_ascii=False))
+        return atomic_write_text(path, json.dumps(data, ensure_ascii=False), replace=replace)
 
     @classmethod
     def load(cls, path: str | Path) -> BPE:

@@ -153,12 +153,14 @@ class FastTokenizer:
             raise InvalidValueError(f"a {model.get('type')} tokenizer has no merges")
         return [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in model["merges"]]
 
-    def save(self, path: str | Path) -> Path:
-        """Write tokenizer.json atomically, and the piece counts beside it (NAME.counts.json)."""
+    def save(self, path: str | Path, replace: bool = True) -> Path:
+        """Write tokenizer.json atomically, and the piece counts beside it (NAME.counts.json).
+        replace False: each file must be new at the moment it is created, else OutputExistsError
+        (files.atomic_writer): of two writers of one new path, the tokenizer file decides which wins."""
         path = Path(path)
-        atomic_write_text(path, self.tokenizer.to_str())
+        atomic_write_text(path, self.tokenizer.to_str(), replace=replace)
         if self.counts:
-            atomic_write_text(_counts_path(path), json.dumps(self.counts))
+            atomic_write_text(_counts_path(path), json.dumps(self.counts), replace=replace)
         return path
 
 

@@ -56,11 +56,12 @@ from embedlab.files import (
 )
 from embedlab.tokenizer.bytes import word_key
 from embedlab.train.checkpoint import DAMAGED_RUN, load_checkpoint, save_checkpoint
-from embedlab.train.config import RunConfig
+from embedlab.train.config import DIVERGED, RunConfig
 from embedlab.train.distributed import Dist
 from embedlab.train.init_table import InitReport, load_source, match_rows
 from embedlab.train.job import JOBS, Job
 from embedlab.vectors.io import Table, write_table
+from embedlab.vectors.io.table import check_finite_to_write
 
 RUN_FILE, CHECKPOINT = "run.json", "checkpoint.pt"
 UPDATE_COUNTS = "update_counts.npy"  # (V,) int64 gradient steps per row, beside the table
@@ -270,6 +271,15 @@ def _run(run: RunState) -> RunResult:
     return RunResult(out, "finished", _finish(run))
 
 
+def write_run_table(out: Path, table: Table) -> None:
+    """The run's table in `out`: vectors.safetensors and vectors.txt (word2vec text), each atomically.
+    A NaN or ±inf row (the run diverged) is InvalidValueError naming its row, key and column and
+    saying so, before either file is touched."""
+    check_finite_to_write(out / "vectors.safetensors", table.keys, table.vectors, why=DIVERGED)
+    write_table(table, out / "vectors.safetensors", "safetensors")
+    write_table(table, out / "vectors.txt", "word2vec")
+
+
 def _finish(run: RunState) -> dict:
     """Write the table, its exports, update counts, snapshots and metrics; drop the checkpoint.
     Adds "writing" and "evaluation" to run.timings."""
@@ -279,8 +289,7 @@ def _finish(run: RunState) -> dict:
         return {}
     start, seconds = time.perf_counter(), timings["training"]
     table = Table(list(job.keys), np.ascontiguousarray(job.table(), dtype=np.float32), job.counts.tolist())
-    write_table(table, out / "vectors.safetensors", "safetensors")
-    write_table(table, out / "vectors.txt", "word2vec")
+    write_run_table(out, table)
     with atomic_writer(out / UPDATE_COUNTS, "wb") as f:
         np.save(f, counts)
     job.save_outputs(out)

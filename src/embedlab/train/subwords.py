@@ -40,6 +40,8 @@ import numpy as np
 
 from embedlab.files import atomic_writer
 from embedlab.hashing import vocab_ngram_buckets
+from embedlab.train.config import DIVERGED
+from embedlab.vectors.io.table import check_finite_to_write
 
 _DTYPES = {np.dtype(np.float32): "F32", np.dtype(np.int64): "I64"}  # safetensors' names
 
@@ -93,9 +95,13 @@ def write_subwords(
     path: str | Path, word_rows: np.ndarray | None, ngram_rows: np.ndarray, bucket_counts: np.ndarray, *,
     min_n: int, max_n: int, hash_count: int | None = None,
 ) -> Path:  # fmt: skip
-    """Write subwords.safetensors (see the module docstring) atomically, streaming the arrays.
+    """Write subwords.safetensors (see the module docstring) atomically, streaming the arrays; a NaN
+    or ±inf row (a run that diverged) is InvalidValueError naming it, and nothing is written.
     word_rows None with hash_count: a floret run's (no word_rows tensor; hash_count in the metadata)."""
     assert (word_rows is None) == (hash_count is not None), "word_rows in fastText's mode, hash_count in floret's"
+    if word_rows is not None:  # a diverged run's NaN rows are refused before the file is touched
+        check_finite_to_write(Path(f"{path} (word rows)"), None, word_rows, why=DIVERGED)
+    check_finite_to_write(Path(f"{path} (n-gram bucket rows)"), None, ngram_rows, why=DIVERGED)
     tensors = {"word_rows": word_rows, "ngram_rows": ngram_rows, "bucket_counts": bucket_counts}
     tensors = {name: np.ascontiguousarray(a) for name, a in tensors.items() if a is not None}  # views of w_in: no copy
     header, offset = {}, 0

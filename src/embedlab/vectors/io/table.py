@@ -93,10 +93,12 @@ def check_finite(
     vectors: np.ndarray,
     first_line: int | None = None,
     error: type = FileFormatError,
+    why: str = "vectors must be finite numbers",
 ) -> None:
     """Raise FileFormatError (or `error`) at the first NaN or ±inf of `vectors` (V, D) read from
     `path`, naming its row's key and its column (and its line, given `first_line`, the line of row 0
-    in a text file); `keys` None: rows without keys (a bucket matrix), named by number alone.
+    in a text file); `keys` None: rows without keys (a bucket matrix), named by number alone. `why`
+    ends the message (what is wrong, and what to do: a training run says it diverged).
 
     A NaN row would score nan against everything and poison every mean (the centroid, PCA), so a
     table holding one is refused where it enters, not found later in a strange answer.
@@ -110,13 +112,15 @@ def check_finite(
         value, row = block[row, column], start + row
         where = f"{path} line {first_line + row}" if first_line is not None else str(path)
         key = "" if keys is None else f" ({keys[row]!r})" if row < len(keys) else " (no key)"
-        raise error(f"{where}: row {row}{key} column {column} holds {value}; vectors must be finite numbers")
+        raise error(f"{where}: row {row}{key} column {column} holds {value}; {why}")
 
 
-def check_finite_to_write(path: Path, keys: list[str] | None, vectors: np.ndarray) -> None:
+def check_finite_to_write(
+    path: Path, keys: list[str] | None, vectors: np.ndarray, why: str = "vectors must be finite numbers"
+) -> None:
     """check_finite before writing `vectors` to `path`: InvalidValueError, before any file is touched,
     so no file is written that a reader (ours, gensim's, fastText's) would refuse or misread."""
-    check_finite(Path(f"cannot write {path}"), keys, vectors, error=InvalidValueError)
+    check_finite(Path(f"cannot write {path}"), keys, vectors, error=InvalidValueError, why=why)
 
 
 def check_keys(table: Table, format: str) -> None:
