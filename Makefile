@@ -44,11 +44,13 @@ demo: $(VENV)/.demo-installed $(FASHION)
 	@echo "Serving the lab on MiniLM and $(DEMO_RUN): open http://127.0.0.1:8000 (Ctrl-C stops it)"
 	$(EMBEDLAB) lab --vectors minilm --vectors $(DEMO_RUN)
 
-# Lint and formatting first: a `# fmt: skip` in the tree is a decision, not an accident.
+# Lint and formatting first: a `# fmt: skip` in the tree is a decision, not an accident. Two pytest-xdist
+# workers (the suite waits on browsers and servers as much as it computes); loadgroup keeps the tests of
+# the session's races on one worker. `pytest -m "not slow"` is the inner loop.
 test: $(VENV)/.test-installed $(GCIDE) $(FASHION) $(CHROMIUM) $(FASTTEXT)
 	$(VENV)/bin/ruff check src tests bench docs
 	$(VENV)/bin/ruff format --check src tests bench docs
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 $(GCIDE):
 	$(SUDO) apt-get update -qq

@@ -1,7 +1,7 @@
 """The test suite's own two goals (issue 32): its wall time on a quiet machine, and that it passes
 with other CPU-bound work beside it.
 
-    python bench/suite.py                           # what `make test` runs (ruff, then pytest), timed
+    python bench/suite.py                           # what `make test` runs (ruff, then pytest -n 2), timed
     python bench/suite.py --burners 2               # the same beside two CPU-bound processes
     python bench/suite.py --burners 2 --kernel Prescott -- -m "not slow"   # pytest arguments after --
 
@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+MAKE_TEST = ["-n", "2", "--dist", "loadgroup"]  # the Makefile's pytest arguments, when none are given
 
 
 def _burn(stop) -> None:
@@ -64,7 +65,8 @@ def run(burners: int, kernel: str | None, pytest_args: list[str]) -> dict:
                 [str(venv / "ruff"), "format", "--check", "src", "tests", "bench", "docs"]]  # fmt: skip
         for command in lint:
             subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True)
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args],
+        pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *(pytest_args or MAKE_TEST)]
+        done = subprocess.run(pytest,
                               cwd=ROOT, env=env, capture_output=True, text=True)  # fmt: skip
     finally:
         stop.set()

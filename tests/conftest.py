@@ -199,3 +199,13 @@ def float32_bounds():
     return SimpleNamespace(
         cosine_error=_float32_cosine_error, spearman=_spearman_rounding_bound, pearson=_pearson_rounding_bound
     )
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests that share the session's races are slow (the races take a minute each), and under
+    pytest-xdist they run on one worker, so each race is run once, not once a worker (`make test`'s
+    `--dist loadgroup` keeps a group together)."""
+    for item in items:
+        if {"small_race", "tiny_sweep"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("races"))
+            item.add_marker(pytest.mark.slow)

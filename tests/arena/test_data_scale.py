@@ -14,6 +14,7 @@ from embedlab.arena.vision import BATCH_SIZE, pixel_baseline, shuffled_batches
 from embedlab.errors import InvalidValueError
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["vit", "cnn"])
 def test_a_short_run_learns_repeats_and_reports_its_sizes(model):
     first = data_run(model, n_train=256, seed=3, steps=40, n_test=300)

@@ -362,6 +362,7 @@ def test_bpe_ids_are_not_frequency_sorted_so_adaptive_input_renumbers_them(data,
     assert (token_lengths(order) == token_lengths(tokenizer)[order.to_inner]).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["large-v-adaptive", "large-v-hashed", "large-v-qr"])
 def test_a_huge_vocabulary_run_learns_with_its_smaller_table(data, folder, name):
     huge = strategy(name)

@@ -39,6 +39,7 @@ def runs():
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["patch-16", "patch-32"])
 def test_accuracy_is_far_above_chance_and_the_curve_rises(runs, name):
     run, _ = runs[name]

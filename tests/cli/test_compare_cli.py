@@ -110,6 +110,7 @@ def test_evaluate_a_table_against_itself_is_no_difference(run_cli, minilm_slices
         assert d["a"] == d["b"] and d["items"] >= 2 and d["resamples"] == 200
 
 
+@pytest.mark.slow
 def test_evaluate_finds_a_noised_table_worse_beyond_noise(run_cli, minilm_slices):
     a, noisy = minilm_slices
     status, out, err = run_cli("compare", a, noisy, "--evaluate", "--resamples", "500")

@@ -24,6 +24,7 @@ def test_gcide_is_plain_english():
     assert 'co["o]rdinate' not in text and "coordinate" in text
 
 
+@pytest.mark.slow
 def test_gcide_streams_without_holding_the_corpus():
     tracemalloc.start()
     words = sum(len(line.split()) for line in open_corpus("gcide"))

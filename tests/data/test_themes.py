@@ -45,6 +45,7 @@ def test_every_word_is_a_whole_minilm_token(minilm_dir):
         assert tokenizer.encode(word, add_special_tokens=False).tokens == [word]  # one piece, not split
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("corpus", ["enwiki-sample", "gcide"])
 def test_every_word_survives_word2vecs_min_count(corpus):
     """`embedlab train` and the lab's live run watch every themed word: each must get a row."""

@@ -4,6 +4,8 @@ on MiniLM and on a trained run, in 2-D and 3-D, with no console error."""
 
 from __future__ import annotations
 
+import pytest
+
 from embedlab.vectors import Vectors
 
 NEIGHBOURS = "() => document.querySelector('#proj-neighbours') !== null"
@@ -76,6 +78,7 @@ def test_compare_lists_the_movers_and_colours_the_map_by_them(open_sim):
     page.wait_for_function(f"() => (document.querySelector('#proj-kept')?.innerText ?? '').startsWith(\"'{first}'\")")
 
 
+@pytest.mark.slow
 def test_a_first_umap_map_says_it_is_being_fitted_and_the_lab_keeps_answering(open_sim):
     page = open_sim("projector")
     page.select_option("#proj-table", "wiki-run")

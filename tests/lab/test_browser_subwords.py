@@ -15,6 +15,7 @@ from embedlab.sims.subwords import SIZES
 from embedlab.vectors import Vectors, load
 
 
+@pytest.mark.slow
 def test_subwords_split_a_newly_typed_word(open_sim):
     page = open_sim("subwords")  # the first use may train the vocabularies
     page.wait_for_selector(f"#sub-vocab-{SIZES[0]} .sub-piece")
@@ -47,6 +48,7 @@ def test_subwords_show_the_measured_table(open_sim, lab_url):
     assert page.inner_text("#sub-paragraph") == table["paragraph"]
 
 
+@pytest.mark.slow
 def test_the_unseen_word_panel_follows_the_typed_word(open_sim, subword_lab_url, subword_bin):
     table = load(subword_bin)  # the served "wiki-ft.bin", as the library reads it
     page = open_sim("subwords", url=subword_lab_url)

@@ -127,6 +127,7 @@ def test_bad_requests_name_the_value_and_the_range(minilm_projector, monkeypatch
         Projector(minilm_projector.vectors)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:n_jobs value")  # umap notes that a seed makes it single-threaded
 def test_umap_is_fitted_on_a_sample_and_places_every_row(monkeypatch):
     pytest.importorskip("umap")
@@ -145,6 +146,7 @@ def test_umap_is_fitted_on_a_sample_and_places_every_row(monkeypatch):
     assert layout.caption().startswith("UMAP fitted on 150 of 400 rows")
 
 
+@pytest.mark.slow
 def test_umap_is_fitted_in_a_child_process_below_the_labs_priority():
     pytest.importorskip("umap")
     rows = np.random.default_rng(0).normal(size=(40, 6)).astype(np.float32)

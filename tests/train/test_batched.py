@@ -279,6 +279,7 @@ def test_bad_arguments_are_refused(wiki_vocab):
 # seeds 1-3: "february" ranks 1st-4th of january's neighbours, "three" 1st-2nd of two's, "she" 1st of
 # he's; sgns margins 0.73+ and 0.45+, cbow 0.66+ and 0.45+. Skip-gram needs 3 epochs (2 leave its
 # margins at 0.3-0.4), CBOW 5 (after 3 the tables of both engines still share one direction).
+@pytest.mark.slow
 @pytest.mark.parametrize("method, epochs", [("sgns", 3), ("cbow", 5)])
 def test_real_text_gives_sensible_neighbours(method, epochs, wiki_lines, wiki_vocab, check_neighbours):
     config = RunConfig(corpus="lines", method=method, dim=50, epochs=epochs, seed=1)

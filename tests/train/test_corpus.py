@@ -182,6 +182,7 @@ def test_chunk_cache_reencodes_after_a_pass_cut_short():
     cache.close()
 
 
+@pytest.mark.slow
 def test_vocab_build_streams_without_holding_the_lines():
     # 2 million lines (~100 MB as str objects) through a fresh interpreter; its peak memory barely moves
     script = textwrap.dedent(

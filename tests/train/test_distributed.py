@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from embedlab.data.corpora import open_corpus
 from embedlab.train.corpus import WordVocab
@@ -34,6 +35,7 @@ def _torchrun(*args: str, nproc: int = 2) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
 
 
+@pytest.mark.slow
 def test_two_processes_train_one_table(tmp_path):
     out = tmp_path / "run"
     done = _torchrun("enwiki-sample", "--out", str(out), "--dim", "50", "--epochs", "2", "--threads", "1", "--json")

@@ -255,6 +255,7 @@ def _kill_mid_epoch(args: list[str], cwd: Path, out: Path) -> None:
     assert _status(out) == "running" and not (out / "vectors.safetensors").exists()
 
 
+@pytest.mark.slow
 def test_kill_9_mid_epoch_then_resume_ends_bit_for_bit(reference, tmp_path, run_cli):
     """The CLI on the built-in corpus, killed while it trains; the resumed run equals the reference,
     trained on the same lines from a text file (so this also checks the two corpora train alike)."""
@@ -357,6 +358,7 @@ def test_a_stopped_subword_run_resumes_bit_for_bit(method, mode, small_text, tmp
     assert_same_subword_run(out, reference.path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_kill_9_mid_epoch_then_resume_a_subword_run_bit_for_bit(mode, subword_references, wiki_text, tmp_path, run_cli):
     out = tmp_path / "run"

@@ -75,6 +75,7 @@ def test_project_2d_bad_inputs(minilm):
         project_2d(np.ones((3, 4)), keys=["a"])
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:n_jobs value")  # umap notes that a seed makes it single-threaded
 def test_umap_keeps_two_clusters_apart():
     pytest.importorskip("umap")
