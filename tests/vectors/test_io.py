@@ -281,7 +281,8 @@ CORRUPT = {
     "binary header": (
         "t.bin",
         b"\x00\x01\x02 x\n",
-        "t.bin: expected word2vec binary .*; found binary data whose first",
+        r"t.bin: expected a fastText model \(.bin, starting with the magic number 793712314\) or word2vec binary "
+        r".*damaged \(its first 4 bytes are 00 01 02 20\)",
     ),
     "truncated npy": ("t.npy", b"\x93NUMPY\x01\x00", r"t.npy: expected a NumPy \.npy array .* cut short or damaged"),
     "bad safetensors": (

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, describe
-from embedlab.files import check_path, file_exists, file_kind, readable_file
+from embedlab.files import check_path, file_exists, file_kind, not_readable, readable_file
 from embedlab.vectors.io import arrays, fasttext, hf, projector, word2vec
 from embedlab.vectors.io.table import Table
 
@@ -142,6 +142,8 @@ def detect_format(path: str | Path) -> str:
     # a .bin is fastText's or word2vec's: only fastText's has a magic number (and so has its .ftz)
     if (suffix == ".bin" or suffix not in EXTENSIONS) and fasttext.is_fasttext(path):
         return "fasttext"
+    if suffix == ".bin":
+        _check_bin(path)
     if suffix in EXTENSIONS:
         return EXTENSIONS[suffix]
     with open(path, "rb") as f:
@@ -163,3 +165,13 @@ def detect_format(path: str | Path) -> str:
         f"{path}: not a table format this library reads: expected word2vec text or binary, a fastText model, "
         f"safetensors, .npy or projector TSV; found {file_kind(path)}"
     )
+
+
+def _check_bin(path: Path) -> None:
+    """A .bin that is not fastText's starts with word2vec's "rows dim" line; a file with neither is named
+    for both, since a .bin whose magic number was damaged is as likely fastText's as word2vec's."""
+    with open(path, "rb") as f:
+        first = f.readline(4096)
+    if not word2vec.header(first.decode("utf-8", "replace")):
+        expected = f"{fasttext.EXPECTED} or {word2vec.BINARY}"
+        raise not_readable(path, expected, "binary data", f"its first 4 bytes are {first[:4].hex(' ')}")
