@@ -163,13 +163,20 @@ def browser():
 @pytest.fixture
 def open_sim(browser, lab_url):
     """open_sim(name) -> a Playwright page showing simulation `name`, rendered (#sim[data-ready=true]);
-    `url` picks another lab than lab_url's."""
+    `url` picks another lab than lab_url's; `expected_status` a 4xx the test provokes on purpose (the
+    browser logs it as a console error, which otherwise fails the test)."""
     pages, errors = [], []
 
-    def open_(name: str, timeout_ms: float = 120_000, url: str = lab_url):
+    def open_(name: str, timeout_ms: float = 120_000, url: str = lab_url, expected_status: int | None = None):
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         pages.append(page)
-        page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+
+        def console(m) -> None:
+            provoked = expected_status is not None and f"status of {expected_status}" in m.text
+            if m.type == "error" and not provoked:
+                errors.append(f"console: {m.text}")
+
+        page.on("console", console)
         page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
         page.set_default_timeout(timeout_ms)
         page.goto(f"{url}/#{name}")

@@ -1,7 +1,7 @@
 """Advise in Debian's chromium against a real `embedlab lab` process: the page walks the chart for its
 controls, shows the recipe with `embedlab size`'s figures and the path with verdicts, and says where
-the chart and the measurements disagree. A bad size is a 400, which open_sim counts as a console error:
-tests/lab/test_advise_api.py covers it."""
+the chart and the measurements disagree; after a bad size (a 400, tests/lab/test_advise_api.py) it shows
+the error and no stale recipe."""
 
 from __future__ import annotations
 
@@ -39,3 +39,16 @@ def test_images_in_a_tight_budget_take_a_coarser_patch(open_sim, minilm_lab_url)
     _wait_for(page, "#advise-recipe", "fits")
     assert "P = 16 on 224 px" in page.inner_text("#advise-recipe")
     assert "patch 16 instead of 8" in page.inner_text("#advise-path")
+
+
+def test_a_refused_size_takes_the_last_recipe_down(open_sim, minilm_lab_url):
+    page = open_sim("advise", url=minilm_lab_url, expected_status=400)
+    _wait_for(page, "#advise-recipe", "V = 32,000")
+    page.fill("#advise-params", "1e400B")
+    page.dispatch_event("#advise-params", "change")
+    _wait_for(page, "#advise-error", "infinite")
+    assert page.inner_text("#advise-recipe") == "" and page.inner_text("#advise-path") == ""
+    page.fill("#advise-params", "125M")  # a good size again: the recipe comes back, the error goes
+    page.dispatch_event("#advise-params", "change")
+    _wait_for(page, "#advise-recipe", "V = 32,000")
+    assert page.inner_text("#advise-error") == ""

@@ -6,7 +6,8 @@ import { config, get, latest } from "./http.js";
 export async function render(root) {
   const { limits } = await config();
   const page = build(root, limits.advise);
-  const update = latest(() => load(page), (r) => draw(page, r), page.error);
+  const clear = () => { for (const part of [page.recipe, page.path, page.disagreements]) part.replaceChildren(); };
+  const update = latest(() => load(page), (r) => draw(page, r), page.error, clear);
   page.modality.addEventListener("change", () => { showGroups(page); update(); });
   for (const input of page.inputs) input.addEventListener("change", update);
   showGroups(page);

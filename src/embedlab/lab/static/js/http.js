@@ -59,8 +59,9 @@ export async function shown(box, work) {
 // Latest answer wins: latest(load, draw, box) -> update(). `load()` reads the controls and asks the
 // server; `draw(answer)` shows the answer. One request is out at a time: calls made while it is out
 // fold into one more request, sent when it returns with the controls as they are then, and an
-// answer made stale by a newer call is never drawn. A failure shows in `box` (emptied before a draw).
-export function latest(load, draw, box) {
+// answer made stale by a newer call is never drawn. A failure shows in `box` (emptied before a draw),
+// and `clear()`, when given, takes down the last answer, so no stale answer stands beside the error.
+export function latest(load, draw, box, clear = () => {}) {
   let busy = false;
   let again = false;
   return async function update() {
@@ -76,7 +77,7 @@ export function latest(load, draw, box) {
             await draw(result);
           }
         } catch (err) {
-          if (!again) fail(box, err);
+          if (!again) { clear(); fail(box, err); }
         }
       } while (again);
     } finally {
