@@ -5,6 +5,7 @@ on MiniLM and on a trained run, in 2-D and 3-D, with no console error."""
 from __future__ import annotations
 
 import pytest
+from tests.timeouts import UMAP_FIT_S
 
 from embedlab.vectors import Vectors
 
@@ -94,7 +95,8 @@ def test_a_first_umap_map_says_it_is_being_fitted_and_the_lab_keeps_answering(op
         return { ok: r.ok, fitting: document.querySelector('#proj-fitting') !== null }; }""")
     assert answered == {"ok": True, "fitting": True}
     page.wait_for_function(
-        "() => document.querySelector('#proj-caption').innerText.includes('UMAP fitted on')", timeout=300_000
+        "() => document.querySelector('#proj-caption').innerText.includes('UMAP fitted on')",
+        timeout=UMAP_FIT_S * 1000,
     )
     assert page.query_selector("#proj-fitting") is None
     assert page.evaluate("document.querySelector('#proj-map').data.length") > 0
