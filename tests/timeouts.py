@@ -25,6 +25,6 @@ LAB_START_S = margin(6.5)  # `embedlab lab` from its start to its first answer o
 LAB_STOP_S = margin(1.0)  # the lab's process after SIGTERM: 0.2 s measured
 # The projector's first UMAP map of a 3,500-row table, fitted in a child process 10 nice levels below the
 # lab (numba compiles umap's functions again in every child): 79 s measured. Beside two CPU-bound
-# neighbours such a process gets a few percent of the cores: the suite's only wait that load stretches
-# beyond this margin (it failed at 300 s with two burners).
+# neighbours such a process gets a few percent of the cores, so load stretches this wait the most (a
+# 300 s limit failed with two burners beside the suite).
 UMAP_FIT_S = margin(80.0)
