@@ -209,3 +209,31 @@ def pytest_collection_modifyitems(config, items):
         if {"small_race", "tiny_sweep"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("races"))
             item.add_marker(pytest.mark.slow)
+
+
+def _at_once(n: int, attempt) -> list[BaseException | None]:
+    """Run attempt(i) in n threads released together by a barrier -> each one's error, or None."""
+    import threading
+
+    barrier, outcome = threading.Barrier(n), [None] * n
+
+    def run(i):
+        barrier.wait()
+        try:
+            attempt(i)
+        except BaseException as err:
+            outcome[i] = err
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return outcome
+
+
+@pytest.fixture(scope="session")
+def at_once():
+    """at_once(n, attempt) -> each thread's error or None: n threads call attempt(i) together (a barrier
+    releases them), for the tests of exclusive creation (one of them must win, the rest be refused)."""
+    return _at_once

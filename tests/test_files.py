@@ -8,7 +8,6 @@ import gzip
 import io
 import json
 import math
-import threading
 import time
 
 import numpy as np
@@ -65,26 +64,7 @@ def test_a_folder_is_not_a_file_name(tmp_path):
 WRITERS = 8  # threads racing for one new path: more than the cores, so they interleave
 
 
-def _race(n: int, attempt) -> list[BaseException | None]:
-    """Run attempt(i) in n threads released together by a barrier -> each one's error, or None."""
-    barrier, outcome = threading.Barrier(n), [None] * n
-
-    def run(i):
-        barrier.wait()
-        try:
-            attempt(i)
-        except BaseException as err:
-            outcome[i] = err
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return outcome
-
-
-def test_of_writers_racing_for_one_new_file_exactly_one_wins(tmp_path):
+def test_of_writers_racing_for_one_new_file_exactly_one_wins(tmp_path, at_once):
     """Each writer passed the "is it there?" check before any finished: the link at the moment of
     creation decides, the others get OutputExistsError naming the path, and the file is one
     writer's whole text."""
@@ -95,7 +75,7 @@ def test_of_writers_racing_for_one_new_file_exactly_one_wins(tmp_path):
             time.sleep(0.05)  # every writer is inside, past the early check, before any links
             f.write(f"writer {i}\n" * 1000)
 
-    outcome = _race(WRITERS, write)
+    outcome = at_once(WRITERS, write)
     winners = [i for i, err in enumerate(outcome) if err is None]
     assert len(winners) == 1, outcome
     for err in outcome:
@@ -110,9 +90,9 @@ def test_of_writers_racing_for_one_new_file_exactly_one_wins(tmp_path):
     assert path.read_text() == "forced"
 
 
-def test_of_writers_racing_for_one_new_folder_exactly_one_wins(tmp_path):
+def test_of_writers_racing_for_one_new_folder_exactly_one_wins(tmp_path, at_once):
     folder = tmp_path / "run"
-    outcome = _race(WRITERS, lambda i: make_new_folder(folder, "run.json"))
+    outcome = at_once(WRITERS, lambda i: make_new_folder(folder, "run.json"))
     assert sum(err is None for err in outcome) == 1, outcome
     assert all(err is None or (isinstance(err, OutputExistsError) and str(folder) in str(err)) for err in outcome)
     assert [p.name for p in folder.iterdir()] == ["run.json"]

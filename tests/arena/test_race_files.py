@@ -4,7 +4,6 @@ with how to get past it, and `force` starting over even when race.json is damage
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import replace
 
 import pytest
@@ -75,31 +74,12 @@ def test_a_damaged_race_json_is_named_and_force_starts_over(tmp_path, content, s
 RACERS = 6  # threads starting a race in one new folder at once: more than the cores, so they interleave
 
 
-def _at_once(n: int, attempt) -> list[BaseException | None]:
-    """Run attempt(i) in n threads released together by a barrier -> each one's error, or None."""
-    barrier, outcome = threading.Barrier(n), [None] * n
-
-    def run(i):
-        barrier.wait()
-        try:
-            attempt(i)
-        except BaseException as err:
-            outcome[i] = err
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return outcome
-
-
-def test_of_races_started_at_once_in_one_new_folder_exactly_one_wins(tmp_path):
+def test_of_races_started_at_once_in_one_new_folder_exactly_one_wins(tmp_path, at_once):
     """Each race has its own budget, so a latecomer that finds the winner's race.json cannot take
     it as its own to resume: whoever loses, at the claim or after it, gets an error naming the folder."""
     folder = tmp_path / "race"
     budgets = [replace(BUDGETS["quick"], name=f"quick{i}") for i in range(RACERS)]
-    outcome = _at_once(RACERS, lambda i: Race.open(folder, budgets[i], strategies=["bytes"], tasks=["lm"]))
+    outcome = at_once(RACERS, lambda i: Race.open(folder, budgets[i], strategies=["bytes"], tasks=["lm"]))
     winners = [i for i, err in enumerate(outcome) if err is None]
     assert len(winners) == 1, outcome
     for err in outcome:

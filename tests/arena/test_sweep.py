@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 from dataclasses import replace
 
 import pytest
@@ -103,24 +102,11 @@ def test_the_figures_are_drawn_again_from_the_results(tiny_sweep, tmp_path):
         redraw(tmp_path / "nothing")
 
 
-def test_of_sweeps_started_at_once_in_one_new_folder_exactly_one_wins(tmp_path):
+def test_of_sweeps_started_at_once_in_one_new_folder_exactly_one_wins(tmp_path, at_once):
     """Each sweep has its own plan, so a latecomer cannot take the winner's sweep.json as its own."""
     folder, n = tmp_path / "sweep", 6
     plans = [replace(SWEEPS["quick"], name=f"quick{i}") for i in range(n)]
-    barrier, outcome = threading.Barrier(n), [None] * n
-
-    def start(i):
-        barrier.wait()
-        try:
-            Sweep.open(folder, plans[i])
-        except BaseException as err:
-            outcome[i] = err
-
-    threads = [threading.Thread(target=start, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    outcome = at_once(n, lambda i: Sweep.open(folder, plans[i]))
     winners = [i for i, err in enumerate(outcome) if err is None]
     assert len(winners) == 1, outcome
     for err in outcome:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 from itertools import islice
 
 import pytest
@@ -98,25 +97,12 @@ def _trained(kind: str) -> BPE | FastTokenizer:
 
 
 @pytest.mark.parametrize("kind", ["reference", "fast"])
-def test_of_saves_racing_for_one_new_file_exactly_one_wins(tmp_path, kind):
+def test_of_saves_racing_for_one_new_file_exactly_one_wins(tmp_path, kind, at_once):
     """`embedlab tokenizer train --out` saves with replace=False unless --force: the file is created
     exclusively, not only checked when the command starts. Threads released by a barrier all save
     to one new path: one wins, the others get OutputExistsError naming it."""
     tokenizer, path, n = _trained(kind), tmp_path / "t.json", 6
-    barrier, outcome = threading.Barrier(n), [None] * n
-
-    def save(i):
-        barrier.wait()
-        try:
-            tokenizer.save(path, replace=False)
-        except BaseException as err:
-            outcome[i] = err
-
-    threads = [threading.Thread(target=save, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    outcome = at_once(n, lambda i: tokenizer.save(path, replace=False))
     assert sum(err is None for err in outcome) == 1, outcome
     assert all(err is None or (isinstance(err, OutputExistsError) and str(path) in str(err)) for err in outcome)
     assert load_tokenizer(path).encode("the cat") == tokenizer.encode("the cat")
