@@ -145,7 +145,7 @@ def arena(
         typer.echo(json.dumps(summary))
         return
     console.print(results_table(summary))
-    console.print(f"results.json and figures in {out}", highlight=False)
+    console.print(f"results.json and figures in {out}", highlight=False, soft_wrap=True)
 
 
 def _sweep(out: Path, plan: str, device: str, force: bool, as_json: bool) -> None:
@@ -174,7 +174,7 @@ def _sweep(out: Path, plan: str, device: str, force: bool, as_json: bool) -> Non
     for table in sweep_tables(summary):
         console.print(table)
     console.print(anchor_text(summary["anchor"]), highlight=False)
-    console.print(f"results.json and sweep.png in {out}", highlight=False)
+    console.print(f"results.json and sweep.png in {out}", highlight=False, soft_wrap=True)
 
 
 def sweep_tables(summary: dict) -> list[Table]:

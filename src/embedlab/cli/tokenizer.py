@@ -177,6 +177,7 @@ def train(
         Console().print(
             f"{summary['trainer']} BPE, {tokenizer.vocab_size:,} tokens from {source.name} in {seconds:.1f} s -> {out}",
             highlight=False,
+            soft_wrap=True,  # a path is never broken across lines: it is copied and pasted
         )
 
 
