@@ -16,18 +16,14 @@ import torch
 from safetensors.numpy import save as safetensors_bytes
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, OutputExistsError
-from embedlab.files import (
+from embedlab.files import atomic_write_text, atomic_writer, cache_dir, json_safe, make_new_folder
+from embedlab.reading import (
     HEAD_BYTES,
     KIND_NPY,
     KIND_SAFETENSORS,
     KIND_ZIP,
     NOT_UTF8,
-    atomic_write_text,
-    atomic_writer,
-    cache_dir,
     content_kind,
-    json_safe,
-    make_new_folder,
     not_readable,
     read_json,
 )

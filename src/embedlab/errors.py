@@ -75,7 +75,7 @@ class BusyError(EmbedlabError):
 class FileFormatError(InvalidValueError):
     """A file that is corrupt, truncated or not in the format it claims; the message names the
     file and the line (text formats) or byte offset (binary formats) where reading failed, or what
-    was expected and what the file holds instead, in plain words (files.not_readable)."""
+    was expected and what the file holds instead, in plain words (reading.not_readable)."""
 
 
 def plain(text: object, limit: int = 200) -> str:

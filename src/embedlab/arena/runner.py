@@ -36,15 +36,8 @@ from embedlab.arena.flops import CLOCKS
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strategy
 from embedlab.arena.tasks import Result, orderings, results
 from embedlab.errors import FileFormatError, InvalidValueError, OutputExistsError, check_choice
-from embedlab.files import (
-    atomic_write_text,
-    check_path,
-    file_exists,
-    json_safe,
-    json_type_problem,
-    make_new_folder,
-    read_json,
-)
+from embedlab.files import atomic_write_text, check_path, json_safe, make_new_folder
+from embedlab.reading import file_exists, json_type_problem, read_json
 
 log = logging.getLogger("embedlab")
 
@@ -52,7 +45,7 @@ RACE_FILE, RESULTS_FILE, RUNS = "race.json", "results.json", "runs"
 _RUN_FIELDS = ("strategy", "seed", "budget")  # every run file has them (Race.run writes them first)
 
 
-# What the race's JSON files hold, by type: they are read back as they are typed (files.read_json
+# What the race's JSON files hold, by type: they are read back as they are typed (reading.read_json
 # types=), so a damaged file with the right keys is an error naming the bad value, never served.
 class Setting(TypedDict):
     """race.json."""

@@ -34,7 +34,8 @@ from embedlab.arena.noise import verdict
 from embedlab.arena.runner import RACE_FILE, RESULTS_FILE, Race, RaceEvent, check_device
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, Budget
 from embedlab.errors import InvalidValueError, OutputExistsError, check_choice
-from embedlab.files import atomic_write_text, check_path, json_safe, make_new_folder, read_json
+from embedlab.files import atomic_write_text, check_path, json_safe, make_new_folder
+from embedlab.reading import read_json
 
 SWEEP_FILE, FIGURE = "sweep.json", "sweep.png"
 SWEEP_STRATEGIES = ("small-v-tied", "large-v-untied", "bpe-32k", "bytes")  # lesson 001's four text strategies
@@ -73,7 +74,7 @@ SWEEPS: dict[str, SweepPlan] = {
 }
 
 
-# What the sweep's JSON files hold, by type (files.read_json types=): a damaged file with the right
+# What the sweep's JSON files hold, by type (reading.read_json types=): a damaged file with the right
 # keys is an error naming the bad value, never served.
 class SweepSetting(TypedDict):
     """sweep.json."""

@@ -50,7 +50,8 @@ from torch import nn
 
 from embedlab.data.models import MODELS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_float, check_ids, check_int
-from embedlab.files import IdVector, Matrix, Vector, file_exists
+from embedlab.files import IdVector, Matrix, Vector
+from embedlab.reading import file_exists
 from embedlab.scratch import Embedding, row_gradient
 from embedlab.sims.limits import MAX_SEED
 from embedlab.train.run import UPDATE_COUNTS

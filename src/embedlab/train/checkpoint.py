@@ -20,7 +20,8 @@ import numpy as np
 import torch
 
 from embedlab.errors import FileFormatError, MissingDataError
-from embedlab.files import KIND_ZIP, atomic_writer, file_exists, file_kind, not_readable
+from embedlab.files import atomic_writer
+from embedlab.reading import KIND_ZIP, file_exists, file_kind, not_readable
 
 FORMAT = 1  # bumped when the layout of "arrays"/"meta" changes
 DAMAGED_RUN = "the run cannot resume: remove the folder, or train again in another one"  # past a damaged run file

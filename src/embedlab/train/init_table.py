@@ -2,6 +2,7 @@
 
     source = load_source("runs/gcide-sgns", dim=100)      # any table embedlab.vectors loads, by name or path
     run_rows, source_rows = match_rows(job.keys, source, pieces=False)
+    check_some_match(config.init_from, run_rows, job.keys, "words")   # a source sharing no key: refused
     job.init_rows(run_rows, source.vectors[source_rows])  # the other rows keep the run's own init
     InitReport.of(source, len(job.keys), len(run_rows), frozen=False).matched   # counted, for metrics.json
 
@@ -84,3 +85,16 @@ def match_rows(keys: Sequence[str], source: Vectors, pieces: bool) -> tuple[np.n
             pairs.append((row, found))
     matched = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     return matched[:, 0], matched[:, 1]
+
+
+def check_some_match(source: str, run_rows: np.ndarray, keys: Sequence[str], unit: str) -> None:
+    """Raise InvalidValueError when `source` gave no row of the run's `keys` (match_rows' run_rows is
+    empty): a start that starts nothing is a mistake, not a run from the seeded init."""
+    if len(run_rows) == 0:
+        first = ", ".join(repr(k) for k in keys[:3])
+        raise InvalidValueError(
+            f"init_from {source!r} shares no key with the run's {len(keys):,} {unit} "
+            f"(first: {first}; keys match exactly, case included): it would start no row; "
+            "start from a table that holds the run's keys, or from the run's own init",
+            param="init_from",
+        )

@@ -45,20 +45,13 @@ from embedlab import __version__
 from embedlab.data.corpora import Corpus, open_corpus
 from embedlab.data.themes import WORDS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, plain
-from embedlab.files import (
-    atomic_write_text,
-    atomic_writer,
-    check_path,
-    file_exists,
-    json_safe,
-    make_new_folder,
-    read_json,
-)
+from embedlab.files import atomic_write_text, atomic_writer, check_path, json_safe, make_new_folder
+from embedlab.reading import file_exists, read_json
 from embedlab.tokenizer.bytes import word_key
 from embedlab.train.checkpoint import DAMAGED_RUN, load_checkpoint, save_checkpoint
 from embedlab.train.config import DIVERGED, RunConfig
 from embedlab.train.distributed import Dist
-from embedlab.train.init_table import InitReport, load_source, match_rows
+from embedlab.train.init_table import InitReport, check_some_match, load_source, match_rows
 from embedlab.train.job import JOBS, Job
 from embedlab.vectors.io import Table, write_table
 from embedlab.vectors.io.table import check_finite_to_write
@@ -180,14 +173,7 @@ def train(
         init = InitReport.of(config.init_from, len(job.keys), 0, config.freeze)  # resumed: the checkpoint's
         if source is not None:
             run_rows, source_rows = match_rows(job.keys, source, pieces=job.unit == "pieces")
-            if len(run_rows) == 0:  # a start that starts nothing is a mistake, not a run from the seeded init
-                first = ", ".join(repr(k) for k in job.keys[:3])
-                raise InvalidValueError(
-                    f"init_from {config.init_from!r} shares no key with the run's {len(job.keys):,} {job.unit} "
-                    f"(first: {first}; keys match exactly, case included): it would start no row; "
-                    "start from a table that holds the run's keys, or from the run's own init",
-                    param="init_from",
-                )
+            check_some_match(config.init_from, run_rows, job.keys, job.unit)
             job.init_rows(run_rows, source.vectors[source_rows])
             init = InitReport.of(config.init_from, len(job.keys), len(run_rows), config.freeze)
         run = RunState(

@@ -29,7 +29,8 @@ import numpy as np
 import torch
 
 from embedlab.errors import FileFormatError, InvalidValueError, plain
-from embedlab.files import atomic_write_text, read_json
+from embedlab.files import atomic_write_text
+from embedlab.reading import read_json
 from embedlab.train.batched import BatchedTrainer
 from embedlab.train.checkpoint import DAMAGED_RUN
 from embedlab.train.config import RunConfig

@@ -125,9 +125,8 @@ class Vectors(TensorViews):
 
         The format follows the extension, as `load` reads it: .txt or .vec word2vec text, .bin
         word2vec binary, .safetensors, .npy (each with NAME.vocab.json), and a path without an
-        extension is a projector folder. An explicit `format` (one of io.FORMATS) wins. replace
-        False: a file that is there when it is created (another writer's) is OutputExistsError.
-        """
+        extension is a projector folder. An explicit `format` wins; replace=False: OutputExistsError
+        if a file is there when it is created (another writer's)."""
         counts = None if self.counts is None else self.counts.tolist()
         return io.write_table(io.Table(self.index_to_key, self.vectors, counts), path, format, replace)
 

@@ -24,7 +24,8 @@ import safetensors.numpy
 from safetensors import SafetensorError, safe_open
 
 from embedlab.errors import FileFormatError, MissingDataError, plain
-from embedlab.files import KIND_NPY, KIND_SAFETENSORS, atomic_writer, not_readable, read_json, readable_file
+from embedlab.files import atomic_writer
+from embedlab.reading import KIND_NPY, KIND_SAFETENSORS, not_readable, read_json, readable_file
 from embedlab.vectors.io.table import Table, check_finite, check_finite_to_write, table_read_from
 from embedlab.vectors.io.text import read_lines
 

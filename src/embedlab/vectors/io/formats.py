@@ -18,7 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, describe
-from embedlab.files import check_path, file_exists, file_kind, not_readable, readable_file
+from embedlab.files import check_path
+from embedlab.reading import file_exists, file_kind, not_readable, readable_file
 from embedlab.vectors.io import arrays, fasttext, hf, projector, word2vec
 from embedlab.vectors.io.table import Table
 

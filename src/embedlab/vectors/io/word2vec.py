@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from embedlab.errors import FileFormatError
-from embedlab.files import atomic_writer, file_kind
+from embedlab.files import atomic_writer
+from embedlab.reading import file_kind
 from embedlab.vectors.io.table import (
     Table,
     check_finite,
