@@ -2,44 +2,49 @@
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import anyio
 import httpx
 import pytest
+from tests.timeouts import margin
 
 from embedlab.lab import create_app
+from embedlab.lab.deps import get_heavy_slot, one_heavy_at_a_time
 from embedlab.lab.routes import ROUTERS
 
 # what costs milliseconds of CPU alone (bench/lab_load.py --clients 1): encoder layers, optimizer
 # steps, sinusoid tables, a tied head's logits, a placement, a patch projection, the patch variances of
-# a 448-pixel image at P = 4 (12,544 of them, ~4 ms), a table comparison, an unseen word's
-# whole-word error (its closest spellings searched among every key), a σ sweep (trained once per setting),
-# karate's node table trained and scored at six points (~40 ms, once per setting)
+# a 448-pixel image at P = 4 (12,544 of them, ~4 ms), an unseen word's whole-word error (its closest
+# spellings searched among every key)
 HEAVY_PATHS = {
     "/api/attention",
     "/api/context",
     "/api/scale",
-    "/api/scale/sweep",
     "/api/gradients/steps",
     "/api/tying",
     "/api/recipe",
     "/api/patches/patch",
     "/api/patches/variance",
-    "/api/projector/compare",
     "/api/subwords/unseen",
-    "/api/nodes",
 }
+# what is computed once per setting and kept, queued only while it computes: a σ sweep (seconds),
+# karate's node table trained and scored at six points (~40 ms), a table comparison (and the
+# displacement drawn from it)
+KEPT_PATHS = {"/api/scale/sweep", "/api/nodes", "/api/projector/compare", "/api/projector/displacement"}
+
+
+def _routes_depending_on(function) -> set[str]:
+    def depends(dependant) -> bool:
+        return any(d.call is function or depends(d) for d in dependant.dependencies)
+
+    return {route.path for router in ROUTERS for route in router.routes if depends(route.dependant)}
 
 
 def test_the_heavy_routes_are_the_ones_marked():
-    marked = {
-        route.path
-        for router in ROUTERS
-        for route in router.routes
-        if any(d.dependency.__name__ == "one_heavy_at_a_time" for d in route.dependencies)
-    }
-    assert marked == HEAVY_PATHS
+    assert _routes_depending_on(one_heavy_at_a_time) == HEAVY_PATHS
+    assert _routes_depending_on(get_heavy_slot) == KEPT_PATHS
 
 
 @pytest.mark.parametrize("heavy", ["/api/scale", "/api/gradients/steps"])
@@ -70,3 +75,37 @@ def test_a_heavy_route_waits_while_another_computes_and_a_cheap_one_does_not(tmp
     # in a thread of its own: the browser tests' sync Playwright keeps an event loop running in this one
     with ThreadPoolExecutor(1) as thread:
         thread.submit(anyio.run, main).result()
+
+
+def test_a_kept_answer_skips_the_queue_a_heavy_computation_holds(minilm_lab_url):
+    """A real `embedlab lab`: a σ sweep that is not kept yet holds the heavy queue for a second or
+    more; an optimizer-steps request sent after it waits its turn, and a kept Graph nodes answer
+    asked for meanwhile comes back before either."""
+    url = minilm_lab_url
+    assert _get(url, "/api/nodes")[1] == 200  # computed once and kept
+    sweep = {"optimizer": "sgd", "head": "tied", "steps": 4}  # a setting no other test asks for: not kept
+    start = time.perf_counter()
+    with ThreadPoolExecutor(2) as pool:
+        computing = pool.submit(_get, url, "/api/scale/sweep", sweep)
+        time.sleep(QUEUE_REACHED_S)
+        queued = pool.submit(_get, url, "/api/gradients/steps", {"seed": 7})
+        time.sleep(QUEUE_REACHED_S)
+        kept_end, kept_status = _get(url, "/api/nodes")
+        (sweep_end, sweep_status), (queued_end, queued_status) = computing.result(), queued.result()
+    assert kept_status == sweep_status == queued_status == 200
+    # optimizer steps (~10 ms of CPU) answered only after the sweep (seconds): they waited in the queue
+    # the sweep held, and the kept answer came back while they waited
+    ends = {"kept": kept_end - start, "sweep": sweep_end - start, "queued": queued_end - start}
+    assert kept_end < sweep_end < queued_end, f"seconds after the sweep was sent: {ends}"
+
+
+# A request reaches the heavy queue milliseconds after it is sent; 0.3 s orders the two heavy requests
+# on a loaded machine, and the sweep (4 steps for each of 7 σ: ~1.5 s alone on one core) outlasts both waits.
+QUEUE_REACHED_S = 0.3
+ANSWER_S = margin(30.0)  # a first σ sweep in a fresh lab reads its corpus: 33 s measured at load 11 on 2 cores
+
+
+def _get(url: str, path: str, params: dict | None = None) -> tuple[float, int]:
+    """GET url+path in a fresh connection -> (perf_counter when its whole body had come, status)."""
+    response = httpx.get(url + path, params=params, timeout=ANSWER_S)
+    return time.perf_counter(), response.status_code

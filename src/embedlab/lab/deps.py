@@ -27,14 +27,17 @@ ProjectorDep     the ?table= table's maps and colourings, each made once per app
 
 HEAVY            `dependencies=[HEAVY]` on a route whose answer costs milliseconds of CPU: one such
                  answer is computed at a time, so the cheap routes are not queued behind them
+HeavyDep         the same queue, for a route that keeps its answers: it queues only when it must
+                 compute (`heavy.compute(make)` inside the keeper's factory); a kept answer is
+                 served at once, never behind another page's computation
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import anyio
 from fastapi import Depends, Query, Request
@@ -216,6 +219,18 @@ def get_projector(lab: LabDep, table: TableName) -> Projector:
 ProjectorDep = Annotated[Projector, Depends(get_projector)]
 
 
+def heavy_queue(request: Request) -> anyio.Semaphore:
+    """The app's one heavy slot, made on first use; call it in the event loop (an async dependency).
+
+    A semaphore, not a lock: a route's worker thread takes and gives it back in two separate calls
+    into the event loop (HeavySlot), and an anyio.Lock may only be released by the task that took it.
+    """
+    state = request.app.state
+    if getattr(state, "heavy", None) is None:
+        state.heavy = anyio.Semaphore(1)
+    return state.heavy
+
+
 async def one_heavy_at_a_time(request: Request) -> AsyncIterator[None]:
     """Held while a heavy route computes its answer.
 
@@ -224,11 +239,38 @@ async def one_heavy_at_a_time(request: Request) -> AsyncIterator[None]:
     maps and optimizer steps. Heavy answers wait here instead, in the event loop and using no CPU,
     one computed at a time (the math inside each may still use several cores).
     """
-    state = request.app.state
-    if getattr(state, "heavy", None) is None:  # made in the event loop, once per app
-        state.heavy = anyio.Lock()
-    async with state.heavy:
+    async with heavy_queue(request):
         yield
 
 
 HEAVY = Depends(one_heavy_at_a_time)
+
+T = TypeVar("T")
+
+
+class HeavySlot:
+    """The heavy queue as seen from a route's worker thread, taken only around a computation.
+
+    Why: a route that keeps its answers (a Graph nodes setting, a σ sweep, a table comparison) costs
+    milliseconds once and microseconds after that; behind HEAVY its kept answer waited for every
+    heavy computation queued before it (1.76 s measured for a 6 ms answer under load). The waiting
+    happens in the event loop (anyio.from_thread), so a queued thread uses no CPU.
+    """
+
+    def __init__(self, slot: anyio.Semaphore) -> None:
+        self._slot = slot  # heavy_queue's semaphore, shared with HEAVY
+
+    def compute(self, make: Callable[[], T]) -> T:
+        """make() while holding the heavy slot; call it from a route's worker thread (a sync route)."""
+        anyio.from_thread.run(self._slot.acquire)
+        try:
+            return make()
+        finally:
+            anyio.from_thread.run_sync(self._slot.release)
+
+
+async def get_heavy_slot(request: Request) -> HeavySlot:
+    return HeavySlot(heavy_queue(request))
+
+
+HeavyDep = Annotated[HeavySlot, Depends(get_heavy_slot)]

@@ -261,6 +261,10 @@ class Projector:
         """This table against `other`, key by key (vectors.compare), with the most movers it lists."""
         return self._made.get(("compare", other.name, k), lambda: compare_tables(self.vectors, other, k=k, top=MAX_TOP))
 
+    def compared(self, other: Vectors, k: int = 10) -> bool:
+        """Whether compare(other, k) is made already, so that asking for it costs no computation."""
+        return ("compare", other.name, k) in self._made.names()
+
     def comparison(self, other: Vectors, k: int = 10, top: int = 20) -> Comparison:
         """compare(other, k) as the page shows it: the summary and the `top` largest movers."""
         top = check_int("top", top, low=1, high=MAX_TOP)

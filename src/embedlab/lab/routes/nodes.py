@@ -4,11 +4,12 @@ spectral baseline (embedlab.sims.nodes over embedlab.graphs)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from embedlab.lab.deps import HEAVY, LabDep
+from embedlab.lab.deps import HeavyDep, LabDep
 from embedlab.lab.schemas import answer_model
 from embedlab.sims.nodes import MAX_SEED, MAX_WALKS, RATES, NodePasses, karate_passes
 
@@ -16,9 +17,10 @@ router = APIRouter(prefix="/api/nodes", tags=["nodes"])
 Rate = Annotated[float, Query(gt=0, description=f"one of {', '.join(map(str, RATES))}")]
 
 
-@router.get("", response_model=answer_model(NodePasses), dependencies=[HEAVY])
+@router.get("", response_model=answer_model(NodePasses))
 def node_passes(
     lab: LabDep,
+    heavy: HeavyDep,
     p: Rate = 1.0,
     q: Rate = 1.0,
     seed: Annotated[int, Query(ge=0, le=MAX_SEED, description=f"the random seed, 0..{MAX_SEED}")] = 1,
@@ -26,5 +28,7 @@ def node_passes(
 ) -> NodePasses:
     """Karate's node rows before training and after 1, 2, 4, 8 and 16 passes of one run (p, q, seed,
     walks), mapped by PCA and scored by k-means against the clubs; the spectral baseline beside.
-    Tens of milliseconds, so each setting is computed once per app."""
-    return lab.service(f"nodes:{p}:{q}:{seed}:{walks}", lambda: karate_passes(p, q, seed, walks))
+    Tens of milliseconds, so each setting is computed once per app, in the heavy queue; a kept one
+    is answered without queueing."""
+    compute = partial(karate_passes, p, q, seed, walks)
+    return lab.service(f"nodes:{p}:{q}:{seed}:{walks}", lambda: heavy.compute(compute))

@@ -13,14 +13,18 @@ process: the lab's other requests are served meanwhile, and /info's `made` tells
 
 from __future__ import annotations
 
-from typing import Annotated
+from functools import partial
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from embedlab.lab.deps import HEAVY, MAX_NAME, LabDep, ProjectorDep, Token
+from embedlab.lab.deps import MAX_NAME, HeavyDep, HeavySlot, LabDep, ProjectorDep, Token
 from embedlab.lab.schemas import ProjectorKeys, answer_model
 from embedlab.sims import projector as sims
 from embedlab.sims.projector import DIMS, MAX_K, MAX_MOVERS, PROJECTIONS, SCHEMES, Comparison, Focus, ProjectorInfo
+
+if TYPE_CHECKING:
+    from embedlab.vectors import Vectors
 
 router = APIRouter(prefix="/api/projector", tags=["projector"])
 
@@ -76,17 +80,28 @@ def focus(projector: ProjectorDep, key: Token, k: K = 10, method: Method = "pca"
     return projector.focus(key, k, method, dims)
 
 
-@router.get("/compare", response_model=answer_model(Comparison), dependencies=[HEAVY])
-def compare(lab: LabDep, projector: ProjectorDep, other: Other, k: K = 10, top: Top = 20) -> Comparison:
+def _compare_in_turn(projector: sims.Projector, other: Vectors, k: int, heavy: HeavySlot) -> None:
+    """Make the comparison with `other` in the heavy queue, unless it is made already (seconds on
+    MiniLM's 30,522 keys once; a kept one is served without queueing behind another page's work)."""
+    if not projector.compared(other, k):
+        heavy.compute(partial(projector.compare, other, k))
+
+
+@router.get("/compare", response_model=answer_model(Comparison))
+def compare(
+    lab: LabDep, projector: ProjectorDep, heavy: HeavyDep, other: Other, k: K = 10, top: Top = 20
+) -> Comparison:
     """The table against `other`, key by key: shared keys, Procrustes residual, mean displacement and
     Jaccard@k of neighbour lists (each key's k nearest among the shared keys, in each table's own
     space), and the `top` largest movers with their neighbours in both."""
+    _compare_in_turn(projector, lab.table(other), k, heavy)
     return projector.comparison(lab.table(other), k, top)
 
 
 @router.get("/displacement", response_class=Binary)
-def displacement(lab: LabDep, projector: ProjectorDep, other: Other, k: K = 10) -> Binary:
+def displacement(lab: LabDep, projector: ProjectorDep, heavy: HeavyDep, other: Other, k: K = 10) -> Binary:
     """(V,) float32 how far each row moved against `other` after alignment (0..2); NaN where `other`
     lacks the key."""
+    _compare_in_turn(projector, lab.table(other), k, heavy)
     body, headers = sims.wire(projector.displacement(lab.table(other), k))
     return Binary(body, headers=headers)

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from embedlab.lab.deps import HEAVY, LabDep
+from embedlab.lab.deps import HEAVY, HeavyDep, LabDep
 from embedlab.lab.schemas import answer_model
 from embedlab.sims.init_sweep import InitSweep, init_sweep
 from embedlab.sims.scale import LIMITS, MAX_DIM, MAX_FACTOR, MIN_DIM, ScaleBalance, balance
@@ -27,16 +28,16 @@ def scale_balance(
     return balance(d_model, scale, factor, init)
 
 
-@router.get("/sweep", response_model=answer_model(InitSweep), dependencies=[HEAVY])
+@router.get("/sweep", response_model=answer_model(InitSweep))
 def sweep(
     lab: LabDep,
+    heavy: HeavyDep,
     optimizer: Annotated[str, Query(pattern="^(" + "|".join(LIMITS["sweep_optimizers"]) + ")$")] = "adamw",
     head: Annotated[str, Query(pattern="^(" + "|".join(LIMITS["sweep_heads"]) + ")$")] = "untied",
     steps: Annotated[int, Query(ge=LIMITS["sweep_steps"][0], le=LIMITS["sweep_steps"][1])] = 60,
 ) -> InitSweep:
     """TinyLM trained `steps` steps for each σ of the sweep: norms at init, loss curves, verdicts.
-    Seconds to compute (~1.5 s per σ at 60 steps), so each setting is computed once per app."""
-    return lab.service(
-        f"init-sweep:{optimizer}:{head}:{steps}",
-        lambda: init_sweep(optimizer=optimizer, tied=head == "tied", steps=steps),
-    )
+    Seconds to compute (~1.5 s per σ at 60 steps), so each setting is computed once per app, in the
+    heavy queue; a kept one is answered without queueing."""
+    compute = partial(init_sweep, optimizer=optimizer, tied=head == "tied", steps=steps)
+    return lab.service(f"init-sweep:{optimizer}:{head}:{steps}", lambda: heavy.compute(compute))
