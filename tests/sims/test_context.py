@@ -176,3 +176,19 @@ def test_the_readme_table_is_what_the_code_measures(model):
     assert all(close[0].piece == "bank" for view in bank.layers for close in view.nearest)
     for name, figures in measured.items():
         assert rows[name] == pytest.approx(figures, abs=6e-4), name
+
+
+def test_lesson_003_7_figures(model, bank):
+    # docs/lessons.md 003.7 and the README's table, as rounded there: layer 0 keeps the three banks at
+    # cosine 0.97-0.99; layer 6 gives the two river-side banks 0.842, the cheque bank 0.777 and 0.665
+    # against them; "water", whose sense does not change, 0.763. float32 cosines move by ~1e-6 between
+    # BLAS kernels, far inside half of the last decimal shown (TWO, THREE below)
+    pairs = np.triu_indices(3, 1)  # (river, cheque), (river, muddy), (cheque, muddy)
+    first, last = np.array(bank.layers[0].cosines)[pairs], np.array(bank.layers[6].cosines)[pairs]
+    assert (first.min(), first.max()) == (pytest.approx(0.97, abs=TWO), pytest.approx(0.99, abs=TWO))
+    assert last.tolist() == pytest.approx([0.777, 0.842, 0.665], abs=THREE)
+    water = model.compare(["he drank a glass of cold water", "the water in the lake was cold"], "water")
+    assert water.layers[6].cosines[0][1] == pytest.approx(0.763, abs=THREE)
+
+
+TWO, THREE = 5e-3, 5e-4  # half of the last decimal the page shows
