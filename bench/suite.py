@@ -20,32 +20,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
-import platform
 import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from machine import burning, cpu_model  # this folder's CPU-bound neighbours
+
 ROOT = Path(__file__).resolve().parent.parent
 MAKE_TEST = ["-n", "2", "--dist", "loadgroup"]  # the Makefile's pytest arguments, when none are given
-
-
-def _burn(stop) -> None:
-    """Spin on arithmetic until `stop` is set: one core's worth of CPU-bound work."""
-    x = 0
-    while not stop.is_set():
-        for i in range(100_000):
-            x = (x * 31 + i) % 1_000_003
-
-
-def _cpu() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
 
 
 def run(burners: int, kernel: str | None, pytest_args: list[str]) -> dict:
@@ -54,13 +39,9 @@ def run(burners: int, kernel: str | None, pytest_args: list[str]) -> dict:
     env = dict(os.environ)
     if kernel:
         env["OPENBLAS_CORETYPE"] = kernel
-    stop = multiprocessing.Event()
-    procs = [multiprocessing.Process(target=_burn, args=(stop,), daemon=True) for _ in range(burners)]
-    for p in procs:
-        p.start()
-    load_before = os.getloadavg()[0]
-    start = time.perf_counter()
-    try:
+    with burning(burners):
+        load_before = os.getloadavg()[0]
+        start = time.perf_counter()
         lint = [[str(venv / "ruff"), "check", "src", "tests", "bench", "docs"],
                 [str(venv / "ruff"), "format", "--check", "src", "tests", "bench", "docs"]]  # fmt: skip
         for command in lint:
@@ -68,10 +49,6 @@ def run(burners: int, kernel: str | None, pytest_args: list[str]) -> dict:
         pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *(pytest_args or MAKE_TEST)]
         done = subprocess.run(pytest,
                               cwd=ROOT, env=env, capture_output=True, text=True)  # fmt: skip
-    finally:
-        stop.set()
-        for p in procs:
-            p.join()
     seconds = time.perf_counter() - start
     summary = next((line for line in reversed(done.stdout.splitlines()) if re.search(r"passed|failed", line)), "")
     return {
@@ -83,7 +60,7 @@ def run(burners: int, kernel: str | None, pytest_args: list[str]) -> dict:
         "pytest_args": pytest_args,
         "load_before": round(load_before, 2),
         "load_after": round(os.getloadavg()[0], 2),
-        "cpu": _cpu(),
+        "cpu": cpu_model(),
         "cores": os.cpu_count(),
         "failures": [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))],
     }
