@@ -329,8 +329,9 @@ def run(url: str, clients: int, seconds: float, burners: int = 0) -> dict:
         load_after = os.getloadavg()[0]
     total = sum(len(times) for times in tally.seconds.values())
     return {"clients": clients, "seconds": elapsed, "burners": burners, "requests_per_s": total / elapsed,
-            **summarise(tally, queued_routes()), "not_timed": not_timed, "untimed": UNTIMED, "uncovered": missing,
-            "failures": tally.failures, "load_before": round(load_before, 2), "load_after": round(load_after, 2),
+            **summarise(tally, queued_routes()), "mix": [c.name for c, _ in mix], "not_timed": not_timed,
+            "untimed": UNTIMED, "uncovered": missing, "failures": tally.failures,
+            "load_before": round(load_before, 2), "load_after": round(load_after, 2),
             "cpu": cpu_model(), "cores": os.cpu_count()}  # fmt: skip
 
 

@@ -54,7 +54,10 @@ def test_concurrent_clients_get_no_server_errors(lab_url, capsys):
     # lab_url serves MiniLM and a run folder, no subword table: one call is left out, and says why
     assert list(result["not_timed"]) == ["GET /api/subwords/unseen"]
     assert "subword table" in result["not_timed"]["GET /api/subwords/unseen"]
-    assert set(result["routes"]) == {call.name for call in bench.CALLS} - set(result["not_timed"])
+    # every other call answered its warm-up below 400 and is in the mix; the clients cycle through it
+    # (in 2 s on a loaded machine they may not reach every call)
+    assert set(result["mix"]) == {call.name for call in bench.CALLS} - set(result["not_timed"])
+    assert set(result["routes"]) <= set(result["mix"])
     assert result["overall"]["p50_ms"] <= result["overall"]["p95_ms"]
     assert {"GET /api/attention", "GET /api/scale"} <= set(bench.queued_routes())
 
