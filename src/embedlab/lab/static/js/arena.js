@@ -155,7 +155,7 @@ async function drawRaces(page, state) {
     hovertemplate: `${name}, %{x}: %{text}<extra>click for details</extra>`,
   })), {
     title: { text: `${task}: ${metric.replaceAll("_", " ")} (${unit}), ${better} is better` },
-    barmode: "group", showlegend: true, legend: { orientation: "h", y: -0.2 },
+    barmode: "group", showlegend: true, // the legend names each race by its budget
     // n/a where no race measured the strategy on this task (a kind of strategy, the same in every race)
     annotations: names.map((n, i) => (rows.some((r) => r[i]?.applicable) ? null : { x: x[i], y: 0, text: "n/a",
       showarrow: false, yanchor: "bottom", font: { color: colour("muted") } })).filter(Boolean),
