@@ -29,7 +29,7 @@ SWEEP = "document.querySelector('#arena-sweep')"
 QUICK = BUDGETS["quick"].strategies  # 6 text strategies (lesson 001's four, adaptive, hashed) and 2 patch sizes
 TEXT = sum(STRATEGIES[name].kind == "text" for name in QUICK)
 LABELS = {name: s.label for name, s in STRATEGIES.items()}
-RETRAIN_S = margin(30.0)  # the small race resumed with one tiny image run trained again: 5-30 s measured
+RETRAIN_S = margin(30.0)  # the small race resumed, one tiny image run trained again: under 30 s (load 16)
 
 
 @pytest.fixture(scope="module")
