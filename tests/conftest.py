@@ -119,6 +119,13 @@ def small_text(wiki_text, once):
 
 
 @pytest.fixture(scope="session")
+def lab_cache(once):
+    """The lab's cache folder for the run (subword vocabularies, live runs, maps): one for every worker,
+    so what one worker's lab computes, the other's reuses (its entries are written atomically)."""
+    return once("lab-cache", lambda path: path.mkdir())
+
+
+@pytest.fixture(scope="session")
 def check_neighbours():
     """What word2vec must learn from enwiki-sample, for any engine: check(vectors, method)."""
 

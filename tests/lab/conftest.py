@@ -60,13 +60,6 @@ def subword_bin(small_text, once):
 
 
 @pytest.fixture(scope="session")
-def lab_cache(once):
-    """The lab's cache folder for the run (subword vocabularies, live runs, maps): one for every worker,
-    so what one worker's lab computes, the other's reuses (its entries are written atomically)."""
-    return once("lab-cache", lambda path: path.mkdir())
-
-
-@pytest.fixture(scope="session")
 def client(lab_run, lab_cache):
     """The app in-process on tables "minilm" and "wiki-run"; server errors come back as 500s."""
     from fastapi.testclient import TestClient

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 
 @pytest.fixture(scope="session")
-def ladder(wiki_text, once):
-    """The real ladder (1K, 8K, 32K) on enwiki-sample's lines, trained once for every module and worker
-    that reads it (each later open loads the tokenizers from the folder)."""
+def ladder(lab_cache):
+    """The real ladder (1K, 8K, 32K) on enwiki-sample's lines, in the folder and under the name the
+    lab's Subwords page keeps it: trained once a run for these modules, both workers and the lab
+    (the ladder locks its folder while it trains; a later open loads the tokenizers)."""
     from embedlab.data.corpora import open_corpus
     from embedlab.sims.subwords import VocabularyLadder
 
-    def make(folder: Path) -> None:
-        folder.mkdir()
-        VocabularyLadder.open(open_corpus(wiki_text), folder)
-
-    return VocabularyLadder.open(open_corpus(wiki_text), once("ladder", make))
+    return VocabularyLadder.open(open_corpus("enwiki-sample"), lab_cache / "lab" / "subwords")
