@@ -29,6 +29,7 @@ NEVER = {
     "data": {"layers", "models", "tokenizer", "vectors", "train", "sims", "lab", "cli"},
     "sims": {"lab", "cli"},
     "lab": {"cli"},
+    "cli": {"sims"},  # the command line reaches the library, never a lab page's module
 }
 ONLY_IN = {"fastapi": "lab", "starlette": "lab", "uvicorn": "lab", "typer": "cli", "rich": "cli"}
 # rich renders tables and bars: the library logs, only the command line prints (uvicorn is started there too)
@@ -65,6 +66,16 @@ def test_imports_run_down_the_spine(path):
         top = parts[0]
         if top in ONLY_IN and (top, package) not in ALSO_ALLOWED:
             assert package == ONLY_IN[top], f"{top} is imported by {path.relative_to(PACKAGE)}"
+
+
+def test_only_the_lab_imports_sims():
+    """sims/ is the library side of the lab's pages and nothing else's: what the command line (or any
+    other package) needs lives below it, in models/, vectors/, advise/ ..."""
+    for path in _modules():
+        if _package(path) in {"sims", "lab"}:
+            continue
+        pages = sorted(name for name in _imports(path) if name.split(".")[:2] == ["embedlab", "sims"])
+        assert not pages, f"{path.relative_to(PACKAGE)} imports {pages}: move what it needs out of sims/"
 
 
 def test_no_module_imports_anothers_private_names():
