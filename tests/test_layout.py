@@ -173,8 +173,10 @@ def test_the_circle_finder_finds_circles_and_only_circles():
 
 def test_imports_are_resolved_to_modules_inside_functions_too():
     imports = _embedlab_imports(PACKAGE / "train" / "run.py")
-    assert {"embedlab", "embedlab.train.config", "embedlab.vectors.io", "embedlab.vectors.evaluate"} <= imports
+    assert {"embedlab.train.config", "embedlab.vectors.io", "embedlab.vectors.evaluate"} <= imports
     assert "embedlab.vectors" in imports  # `from embedlab.vectors import Vectors` runs the package's __init__
+    assert "embedlab.vectors.io.run" in imports  # `from embedlab.vectors.io import run as run_files`: a module
+    assert "embedlab" in _embedlab_imports(PACKAGE / "vectors" / "io" / "run.py")  # from embedlab import __version__
 
 
 @pytest.mark.parametrize("init", sorted(PACKAGE.glob("*/__init__.py")), ids=lambda p: p.parent.name)

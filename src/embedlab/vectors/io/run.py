@@ -68,6 +68,9 @@ RUN_SUBWORDS = "subwords.safetensors"
 RUN_SNAPSHOTS = "snapshots.safetensors"
 RUN_METRICS = "metrics.json"
 CHECKPOINT = "checkpoint.pt"
+# every file but run.json: what a diverged run leaves behind is removed (clear_outputs)
+_OUTPUTS = (RUN_VOCAB, RUN_TOKENIZER, RUN_TABLE, RUN_TEXT, UPDATE_COUNTS, RUN_SUBWORDS, RUN_SNAPSHOTS,
+            RUN_METRICS, CHECKPOINT)  # fmt: skip
 # running: training or killed (resumable from its checkpoint); stopped: stopped early, resumable;
 # diverged: rows went to NaN or ±inf, nothing kept but run.json; failed: an error ended it ("reason")
 STATUSES = ("running", "stopped", "finished", "diverged", "failed")
@@ -273,16 +276,3 @@ def clear_outputs(out: Path) -> None:
     tables = (sidecar(out / RUN_TABLE), sidecar(out / RUN_TOKENIZER, ".counts.json"))
     for path in (*(out / name for name in _OUTPUTS), *tables):
         path.unlink(missing_ok=True)
-
-
-_OUTPUTS = (
-    RUN_VOCAB,
-    RUN_TOKENIZER,
-    RUN_TABLE,
-    RUN_TEXT,
-    UPDATE_COUNTS,
-    RUN_SUBWORDS,
-    RUN_SNAPSHOTS,
-    RUN_METRICS,
-    CHECKPOINT,
-)
