@@ -219,7 +219,7 @@ def test_a_crash_after_an_epoch_resumes_from_its_checkpoint_bit_for_bit(referenc
     config, out = RunConfig(corpus=str(wiki_text), **SETTINGS), tmp_path / "run"
     with pytest.raises(Crash):  # a checkpoint after every step
         train(config, out, evaluate=False, on_progress=crash_in_the_second_epoch, checkpoint_every=1e-9)
-    assert _status(out) == "running"
+    assert _status(out) == "failed"  # an exception is recorded (a kill -9 leaves "running": _kill_mid_epoch)
     _, meta = load_checkpoint(out / "checkpoint.pt")
     assert meta["epoch"] == 0 and meta["step"] > 0  # the cursor after epoch 0's last step
     train(config, out, resume=True, evaluate=False)
