@@ -29,7 +29,7 @@ RUNS = {
         {run_files.RUN_VOCAB, run_files.RUN_SUBWORDS},
     ),
     "lm": (
-        {"method": "lm", "dim": 8, "vocab_size": 300, "context": 8, "layers": 1, "heads": 2, "batch_size": 8},
+        {"method": "lm", "dim": 8, "vocab_size": 300, "context": 16, "layers": 1, "heads": 2, "batch_size": 64},
         {run_files.RUN_TOKENIZER, "tokenizer.counts.json"},
     ),
 }
