@@ -191,7 +191,10 @@ BAD_INPUTS = [
     (["--vocab", "100", "--dim", "8", "--adaptive-cutoffs", "20,40", "--div-value", "4"], "dim must be >= 16"),
     (["--vocab", "100", "--dim", "8", "--hashed-rows", "10", "--qr-buckets", "9"], "one kind"),
     (["--vocab", "100", "--dim", "8", "--factor-dim", "9"], "--factor-dim must be between 1 and 8; got 9"),
-    (["--vocab", "100", "--dim", "8", "--factor-dim", "0"], "'--factor-dim': Input should be greater than or equal to 1"),
+    (
+        ["--vocab", "100", "--dim", "8", "--factor-dim", "0"],
+        "'--factor-dim': Input should be greater than or equal to 1",
+    ),
     (["--vocab", "100", "--dim", "8", "--factor-dim", "2", "--adaptive-cutoffs", "20"], "one kind"),
     (["--preset", "vit-b-16", "--factor-dim", "128"], "factor_dim needs a text layout"),
     (["--preset", "bert-base", "--batch", "0", "--seq", "8"], "'--batch': Input should be greater than or equal to 1"),
