@@ -167,5 +167,5 @@ def test_rare_rows_table_is_the_results_file():
     for prior in PRIORS:
         for band, cell in results["summary"][f"{prior} k {chosen:g}"].items():
             low, high = cell["interval"]
-            quoted = f"{cell['plain']:.3f} | {cell['gap']:+.3f} [{low:+.3f}, {high:+.3f}]".replace("-", "−")
+            quoted = f"{cell['plain']:.3f} | {cell['gap']:+.4f} [{low:+.4f}, {high:+.4f}]".replace("-", "−")
             assert quoted in page, (prior, band, quoted)
