@@ -94,7 +94,8 @@ def main() -> None:
     results["recorded"] = {
         "command": "python docs/factorized_race.py",
         "date": time.strftime("%Y-%m-%d"),
-        "wall_seconds": round(time.time() - start),
+        "wall_seconds": round(time.time() - start),  # this call's: a resumed race reads its runs back
+        "train_seconds": round(sum(run["train_seconds"] for by in results["runs"].values() for run in by.values())),
         "machine": f"{platform.machine()}, {torch.get_num_threads()} threads, torch {torch.__version__}",
         "python": sys.version.split()[0],
     }
