@@ -8,11 +8,11 @@ The quick race's budget (enwiki-sample, 600 KB of training text, 5e11 training F
 seeds 0, 1 and 2, for two text strategies on large V's 32K BPE and TinyLM body:
     large-v-factorized  32,000 × 16 rows mapped up to 64 by one 16 × 64 matrix, the head tied to both
     large-v-tied        the plain 32,000 × 64 table it factorises, tied the same way (the control)
-(large-v-untied, the race's large V, was left out: on a machine loaded 15-fold each run took about
-15 minutes.) The race folder (--out, default runs/factorized) resumes as any race does. Each gap is
-judged on the per-seed differences (arena/noise.py): its 95% Student t interval and paired p, and
-Holm's correction across the gaps (one per metric) as one family. Six runs of 5e11 FLOPs: about 3
-minutes of training on an idle 2-core machine, 90 on the shared one.
+The race folder (--out, default runs/factorized) resumes as any race does. Each gap is judged on the
+per-seed differences (arena/noise.py): its 95% Student t interval and paired p, and Holm's correction
+across the gaps (one per metric) as one family. The six runs of 5e11 FLOPs took 50 minutes of training
+on the 2-core machine while it was loaded about 15-fold (2026-11-27); large-v-untied, the race's large V,
+was left out for that reason (at that load a run of it takes 10 to 20 minutes).
 """
 
 from __future__ import annotations

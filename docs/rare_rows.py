@@ -15,8 +15,8 @@ Which rows it helps: RW's pairs grouped by the training count of the pair's rare
 below min_count has no row of its own, and shrinking leaves its n-gram vector as it was). Per band and
 overall, the difference shrunk − plain in Spearman over the same pairs, seed by seed, with its 95%
 Student t interval over the 3 seeds (arena.noise) and, for each seed, the paired bootstrap interval
-over pairs (vectors.intervals: 1,000 resamples). About 15 minutes on the shared 2-core machine, most
-of it training; a rerun with the runs in --work only scores them (about a minute).
+over pairs (vectors.intervals: 1,000 resamples). 12 minutes on the 2-core machine loaded about 15-fold
+(2026-11-27), most of it training; a rerun with the runs in --work only scores them.
 """
 
 from __future__ import annotations
