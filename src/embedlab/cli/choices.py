@@ -33,6 +33,8 @@ STRATEGIES = (  # arena.strategies
     "large-v-adaptive",
     "large-v-hashed",
     "large-v-qr",
+    "large-v-factorized",
+    "large-v-tied",
     "patch-16",
     "patch-32",
 )

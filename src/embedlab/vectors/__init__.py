@@ -14,6 +14,7 @@ scoring.py     each benchmark item scored by one table (pairs' cosines, question
 intervals.py   seeded bootstrap intervals of benchmark scores; paired comparison of two tables (compare_benchmarks)
 stats.py       Spearman and Pearson correlation (scipy's values), ranks with ties
 frequency.py   corpus-frequency bands (BANDS, band) and splitting rows into them
+shrink.py      rare rows shrunk toward a prior (their n-grams' mean, or the mean row) by their counts
 analysis.py    norms vs frequency, anisotropy, a·b taken apart, rotation check
 projection.py  PCA or UMAP maps, a whole table's principal axes, frames aligned by Procrustes
 compare.py     two tables key by key: Procrustes alignment, displacement, neighbour overlap (Jaccard@k)
