@@ -2,7 +2,8 @@
 below is formatted from the file at the page's rounding and looked up in the page's text.
 
 docs/init_figures.py writes init_scale.json (docs/init_scale.md's table), docs/karate_figures.py writes
-karate.json (docs/graphs.md's karate table, the README's Graph nodes figures, docs/lessons.md 000.16).
+karate.json (docs/graphs.md's karate table, the README's Graph nodes figures, docs/lessons.md 000.16),
+bench/w2v_gap.py writes w2v_gap.json (docs/benchmarks.md's subword gap table and speed ratios).
 The karate spectral figures are also recomputed here (seconds), and held to the bar the page draws.
 """
 
@@ -84,3 +85,19 @@ def test_the_spectral_spread_is_below_the_walks_here_too():
     ]
     assert max(found) < 0.8 < min(_read("karate.json")["deepwalk"]["values"])
     assert all(a * 34 == pytest.approx(round(a * 34)) for a in found)  # members placed right, out of 34
+
+
+def _spread(figure: dict, scale: float, spec: str) -> str:
+    return f"{figure['mean'] * scale:{spec}} [{figure['min'] * scale:{spec}}, {figure['max'] * scale:{spec}}]"
+
+
+def test_subword_gap_table_is_the_results_file():
+    gap = _read("w2v_gap.json")
+    page = _page("docs/benchmarks.md")
+    for method, result in gap["methods"].items():
+        for side, s in result["sides"].items():  # Spearman at 3 decimals, Google in % at 1
+            cells = [_spread(s[k], 1, ".3f") for k in ("wordsim353", "simlex999", "rw")]
+            cells.append(_spread(s["google"], 100, ".1f"))
+            assert f"| {method} | {side} | {s['runs']} | " + " | ".join(cells) + f" | {s['wall']['mean']:.0f} |" in page
+        if result["speed"] is not None:
+            assert f"{method}: {result['speed']['median']:.2f}×" in page
