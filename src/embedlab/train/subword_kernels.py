@@ -32,7 +32,8 @@ first h, as kernels.py's word2vec HogBatch does, scored ~0.006 lower on WordSim-
 and ~0.5 point lower on Google analogies on gcide, seeds 1-3.) One more
 difference from gensim only: gensim's skip-gram divides the rows' sum by the n-gram count alone;
 fastText and these kernels by the number of rows (n-grams + 1), so a word's training input is
-exactly the composed vector it is queried by.
+exactly the composed vector it is queried by. Both of gensim's ways are switches (`pair_steps`,
+`ngram_divisor`; docs/benchmarks.md measures them against gensim).
 
 CBOW defers its input steps within a sentence (the same idea on a window that slides): each word
 position's rows are summed once, when it enters the window, into that position's sum S_j; a centre's
