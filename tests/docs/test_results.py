@@ -7,6 +7,7 @@ docs/factorized_race.py writes factorized.json (docs/arena.md's race of ALBERT's
 plain table it factorises) and docs/rare_rows.py writes rare_rows.json (docs/training.md §7, rare rows shrunk
 toward a prior, on RW). The derived figures of the last two (means, gaps, intervals, verdicts) are also
 recomputed here from the per-seed figures each file holds.
+bench/w2v_gap.py writes w2v_gap.json (docs/benchmarks.md's subword gap table and speed ratios).
 The karate spectral figures are also recomputed here (seconds), and held to the bar the page draws.
 """
 
@@ -169,3 +170,19 @@ def test_rare_rows_table_is_the_results_file():
             low, high = cell["interval"]
             quoted = f"{cell['plain']:.3f} | {cell['gap']:+.4f} [{low:+.4f}, {high:+.4f}]".replace("-", "−")
             assert quoted in page, (prior, band, quoted)
+
+
+def _spread(figure: dict, scale: float, spec: str) -> str:
+    return f"{figure['mean'] * scale:{spec}} [{figure['min'] * scale:{spec}}, {figure['max'] * scale:{spec}}]"
+
+
+def test_subword_gap_table_is_the_results_file():
+    gap = _read("w2v_gap.json")
+    page = _page("docs/benchmarks.md")
+    for method, result in gap["methods"].items():
+        for side, s in result["sides"].items():  # Spearman at 3 decimals, Google in % at 1
+            cells = [_spread(s[k], 1, ".3f") for k in ("wordsim353", "simlex999", "rw")]
+            cells.append(_spread(s["google"], 100, ".1f"))
+            assert f"| {method} | {side} | {s['runs']} | " + " | ".join(cells) + f" | {s['wall']['mean']:.0f} |" in page
+        if result["speed"] is not None:
+            assert f"{method}: {result['speed']['median']:.2f}×" in page

@@ -68,9 +68,11 @@ def train_chunk(
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     tables_in = (state.w_in, state.w_out, *(subwords or ()), *tables, state.rng_state, state.update_counts)
     args = (chunk.ids, chunk.starts, bounds, *tables_in, config.window, config.negative, config.lr, config.min_lr,
-            state.words_done, state.words_total, LOSS_EVERY)  # fmt: skip
-    if config.method == "sgns":
-        kernel, extra = (sgns_chunk if subwords is None else sgns_subword_chunk), ()
+            state.words_done, state.words_total, config.epochs, float(config.epoch_decay), LOSS_EVERY)  # fmt: skip
+    if config.method == "sgns" and subwords is not None:
+        kernel, extra = sgns_subword_chunk, (bool(config.pair_steps), bool(config.ngram_divisor))
+    elif config.method == "sgns":
+        kernel, extra = sgns_chunk, ()
     else:
         kernel, extra = (cbow_chunk if subwords is None else cbow_subword_chunk), (CBOW_MEAN,)
     kept, loss_sum, loss_terms = kernel(*args, *extra)
@@ -223,7 +225,7 @@ class Word2VecJob:
     @property
     def lr(self) -> float:
         c = self.config
-        return float(linear_lr(c.lr, c.min_lr, self.state.words_done, self.state.words_total))
+        return float(linear_lr(c.lr, c.min_lr, self.state.words_done, self.state.words_total, c.epochs, c.epoch_decay))
 
     def steps(self, epoch: int, skip: int) -> Iterator[None]:
         """Train epoch `epoch` from its step `skip` on, yielding after each step."""
