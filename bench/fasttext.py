@@ -73,9 +73,9 @@ def run_ours(path: Path, method: str, seed: int, args, out: Path) -> dict:
     return run_embedlab(path, method, seed, args, out, extra)
 
 
-def run_gensim(path: Path, method: str, seed: int, args, out: Path) -> dict:
+def run_gensim(path: Path, method: str, seed: int, args, out: Path, mode: str = "corpus_file") -> dict:
     """This script as gensim's side (see `peer`) -> {"wall", "training", "phases", "keys", "table"}."""
-    command = [sys.executable, __file__, "--peer", str(path), str(out), method, str(seed), str(args.threads),
+    command = [sys.executable, __file__, "--peer", mode, str(path), str(out), method, str(seed), str(args.threads),
                str(args.dim), str(args.epochs)]  # fmt: skip
     start = time.perf_counter()
     done = subprocess.run(command, check=True, capture_output=True, text=True)
@@ -97,9 +97,11 @@ def run_fasttext(path: Path, method: str, seed: int, args, out: Path) -> dict:
     return {"wall": wall, "training": None, "phases": {}, **table(out / "model.vec")}
 
 
-def peer(path: str, out: str, method: str, seed: str, threads: str, dim: str, epochs: str) -> None:
+def peer(mode: str, path: str, out: str, method: str, seed: str, threads: str, dim: str, epochs: str) -> None:
     """gensim's side, run as its own process: build the vocabulary, train, save the whole-word
-    table as word2vec text; prints the seconds of each phase as JSON."""
+    table as word2vec text; prints the seconds of each phase as JSON. mode: corpus_file (its C code
+    reads the file in every worker) or iterable (the file read into token lists in memory first,
+    gensim's fastest iterable; bench/w2v_gap.py's second gensim row)."""
     import logging
 
     from gensim.models import FastText
@@ -110,10 +112,17 @@ def peer(path: str, out: str, method: str, seed: str, threads: str, dim: str, ep
                      min_alpha=MIN_ALPHA, epochs=int(epochs), workers=int(threads), sg=int(method == "sgns"), hs=0,
                      cbow_mean=1, min_count=MIN_COUNT, seed=int(seed), min_n=MIN_N, max_n=MAX_N,
                      bucket=BUCKETS)  # fmt: skip
-    model.build_vocab(corpus_file=path)
+    if mode == "corpus_file":
+        model.build_vocab(corpus_file=path)
+        source = {"corpus_file": path}
+    else:
+        with open(path, encoding="utf-8") as f:
+            sentences = [line.split() for line in f]
+        model.build_vocab(sentences)
+        source = {"corpus_iterable": sentences}
     seconds["vocabulary"] = time.perf_counter() - start
     start = time.perf_counter()
-    model.train(corpus_file=path, total_examples=model.corpus_count, total_words=model.corpus_total_words,
+    model.train(**source, total_examples=model.corpus_count, total_words=model.corpus_total_words,
                 epochs=model.epochs)  # fmt: skip
     seconds["train"] = time.perf_counter() - start
     start = time.perf_counter()

@@ -99,6 +99,7 @@ TABLES = {
     "hash-embedding": TableConfig("hash-embedding", rows=10, hash_count=2),
     "quotient-remainder": TableConfig("quotient-remainder", buckets=10),
     "adaptive": TableConfig("adaptive", cutoffs=(20, 60), div_value=4.0),
+    "factorized": TableConfig("factorized", factor_dim=4),
 }
 
 
@@ -117,6 +118,9 @@ def test_the_huge_vocabulary_tables_counted_by_hand():
         + 2 * T * D * 22
         + (2 * T * D * 4 + 2 * T * 4 * 40)
         + (2 * T * D + 2 * T * 40),
+        # each token's 4-wide row mapped up to 16; tied: h mapped down to 4, then scored on the 100 rows
+        ("factorized", True): 2 * T * 4 * D + 2 * T * D * 4 + 2 * T * 4 * V,
+        ("factorized", False): 2 * T * 4 * D + full_head,
     }
     for (kind, tied), forward in counts.items():
         config = LMConfig(V, D, 1, 4, T, tied, table=TABLES[kind])
@@ -130,7 +134,7 @@ def test_the_huge_vocabulary_tables_counted_by_hand():
 @pytest.mark.parametrize(
     ("kind", "tied"),
     [("hashed", False), ("hash-embedding", False), ("hash-embedding", True), ("quotient-remainder", True),
-     ("adaptive", True)],
+     ("adaptive", True), ("factorized", True), ("factorized", False)],
 )  # fmt: skip
 def test_the_huge_vocabulary_tables_agree_with_torchs_counter(kind, tied):
     config = LMConfig(vocab_size=100, dim=16, n_layers=1, n_heads=4, context=12, tied=tied, table=TABLES[kind])

@@ -23,6 +23,8 @@ def test_the_lessons_parameter_counts():
         "large-v-adaptive": 8_000 * 4_096 + 24_000 * 1_024 + 96_000 * 256 + (1_024 + 256) * 4_096 + 2 * 4_096,
         "large-v-hashed": 12_000 * 4_096 + 12_000 * 2 + 128_000 * 4_096,  # shared rows, weights, untied head
         "large-v-qr": (358 + 358) * 4_096,  # quotients and remainders, the head tied to their rows
+        "large-v-factorized": 128_000 * 1_024 + 1_024 * 4_096,  # V·E + E·H, the head tied to both
+        "large-v-tied": 128_000 * 4_096,
     }  # fmt: skip
     patch = STRATEGIES["patch-16"].to_dict()["lesson"]
     assert patch["params_without_bias"] == 589_824 and patch["tokens_per_input"] == "196"

@@ -320,6 +320,19 @@ def test_a_bpe_short_of_its_size_keeps_the_strategys_table(data, folder):
     assert run.params_embedding == 2 * 32_000 * 64 == large.arena_params
 
 
+def test_the_factorised_table_buys_more_steps_and_learns(data, folder):
+    factorized, full = strategy("large-v-factorized"), strategy("large-v-tied")
+    tokenizer = tokenizer_for(factorized, data, folder)  # large V's own 32K BPE
+    short = replace(BUDGET, text_flops=4e9, curve_points=1)  # one curve point after training: its cost is the head's
+    run = run_text(factorized, short, 0, data, tokenizer)
+    assert run.params_embedding == 32_000 * 16 + 16 * 64 == factorized.arena_params  # the head adds nothing
+    assert run.curve[-1][1] < run.curve[0][1]  # it learned
+    # its tied head scores 16-wide rows: a step costs less than the tied full table's, so it buys more
+    config = build_model(full, short, run.context_tokens).config
+    assert run.flops_per_step < lm_step_flops(config, short.batch_size)
+    assert run.steps == int(short.text_flops // run.flops_per_step)
+
+
 def test_the_seed_fixes_the_run_and_the_wall_clock_is_an_option(data):
     short = replace(BUDGET, text_flops=2e9)
     first, same, other = (run_text(strategy("bytes"), short, seed, data, ByteTokenizer()) for seed in (0, 0, 1))

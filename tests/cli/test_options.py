@@ -27,6 +27,8 @@ def _one_line_error(status: int, err: str, *named: str) -> None:
 INAPPLICABLE = [
     (("train", "{c}", "--out", "{out}", "--method", "lm", "--window", "3", "--min-count", "2"),
      "to --method lm", ("--window 3, --min-count 2",)),
+    (("train", "{c}", "--out", "{out}", "--method", "lm", "--epoch-decay", "0.5"), "to --method lm",
+     ("--epoch-decay 0.5",)),
     (("train", "{c}", "--out", "{out}", "--vocab-size", "500"), "to --method sgns", ("--vocab-size 500",)),
     (("train", "{c}", "--out", "{out}", "--method", "cbow", "--untied"), "to --method cbow", ("--untied",)),
     (("graph", "karate", "--groups", "3", "--evaluate"), "to graph karate", ("--groups 3",)),
@@ -58,6 +60,8 @@ LIBRARY_NAMES = [
     (("neighbors", "{t}", "king", "--metric", "cos"), "--metric must be one of"),
     (("train", "{c}", "--out", "{out}", "--dim", "0"), "--dim must be >= 1; got 0"),
     (("train", "{c}", "--out", "{out}", "--min-n", "2"), "--min-n 2 needs subwords"),
+    (("train", "{c}", "--out", "{out}", "--pair-steps"), "--pair-steps True needs subwords"),
+    (("train", "{c}", "--out", "{out}", "--epoch-decay", "2"), "--epoch-decay must be between 0.0 and 1.0; got 2.0"),
     (("graph", "karate", "--walks", "0", "--out", "{out}"), "--walks must be >= 1; got 0"),
     (("size", "--vocab", "0", "--dim", "3"), "--vocab must be >= 1"),
     (("tokenizer", "train", "{c}", "--vocab-size", "1", "--out", "{out}"), "--vocab-size 1 is below"),

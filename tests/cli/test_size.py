@@ -135,6 +135,25 @@ def test_quotient_remainder_and_adaptive_options(run_cli):
     assert code == 0 and "bands 1024/256/64" in out and "2×1024 clusters" in out
 
 
+def test_albert_factorised_table_beside_the_plain_one(run_cli):
+    code, out, err = run_cli("size", "--vocab", "30000", "--dim", "768", "--factor-dim", "128", "--json")
+    assert code == 0, err
+    d = json.loads(out)  # ALBERT-base's V, E and H: V·E + E·H, tied (its head reads the same two matrices)
+    assert (d["vocab_table"], d["token_params"], d["output_params"]) == ("factorized", 3_938_304, 0)
+    assert (
+        (d["plain_token_params"], d["plain_token_bytes"])
+        == (30_000 * 768, 4 * 30_000 * 768)
+        == (23_040_000, 92_160_000)
+    )
+    code, out, _ = run_cli("size", "--vocab", "30000", "--dim", "768", "--factor-dim", "128", "--untied", "--json")
+    assert json.loads(out)["output_params"] == 30_000 * 768  # an untied head is a full table
+    code, out, _ = run_cli("size", "--vocab", "30000", "--dim", "768", "--factor-dim", "128", "--dtype", "fp16")
+    assert code == 0 and "30000×128 + 128×768" in out and "5.85× fewer parameters" in out
+    assert "plain token" in out and "46,080,000" in out  # the plain table's bytes in fp16, beside
+    code, out, _ = run_cli("size", "--preset", "bert-base", "--json")
+    assert "plain_token_params" not in json.loads(out)  # only beside a factorised table
+
+
 def test_activations_beside_the_parameters(run_cli):
     code, out, err = run_cli("size", "--preset", "bert-base", "--batch", "32", "--seq", "512", "--json")
     assert code == 0, err
@@ -175,6 +194,13 @@ BAD_INPUTS = [
     (["--vocab", "100", "--dim", "8", "--adaptive-cutoffs", "2O"], "whole numbers separated by commas"),
     (["--vocab", "100", "--dim", "8", "--adaptive-cutoffs", "20,40", "--div-value", "4"], "dim must be >= 16"),
     (["--vocab", "100", "--dim", "8", "--hashed-rows", "10", "--qr-buckets", "9"], "one kind"),
+    (["--vocab", "100", "--dim", "8", "--factor-dim", "9"], "--factor-dim must be between 1 and 8; got 9"),
+    (
+        ["--vocab", "100", "--dim", "8", "--factor-dim", "0"],
+        "'--factor-dim': Input should be greater than or equal to 1",
+    ),
+    (["--vocab", "100", "--dim", "8", "--factor-dim", "2", "--adaptive-cutoffs", "20"], "one kind"),
+    (["--preset", "vit-b-16", "--factor-dim", "128"], "factor_dim needs a text layout"),
     (["--preset", "bert-base", "--batch", "0", "--seq", "8"], "'--batch': Input should be greater than or equal to 1"),
     (["--preset", "bert-base", "--batch", "2", "--seq", "0"], "'--seq': Input should be greater than or equal to 1"),
     (["--preset", "bert-base", "--batch", "2", "--seq", "513"], "seq must be at most max_len 512"),

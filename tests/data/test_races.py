@@ -19,7 +19,9 @@ def race():
 
 def test_it_is_the_full_budget_over_every_strategy_with_how_it_was_run(race):
     assert race["budget"]["name"] == "full" and race["budget"]["text_flops"] == BUDGETS["full"].text_flops
-    assert [s["name"] for s in race["strategies"]] == list(STRATEGIES)  # quotient-remainder too, since stop 29
+    raced_apart = ("large-v-factorized", "large-v-tied")  # added since, raced apart: docs/results/factorized.json
+    # quotient-remainder too, since stop 29
+    assert [s["name"] for s in race["strategies"]] == [name for name in STRATEGIES if name not in raced_apart]
     assert race["recorded"]["command"].startswith("embedlab arena --out") and "left_out" not in race["recorded"]
 
 
@@ -79,7 +81,8 @@ def test_each_winner_is_the_lowest_figure_at_its_point(sweep):
 def test_the_figures_docs_quote_are_the_recorded_races(race):
     """docs/arena.md and docs/lessons.md (001.8.2) quote these, rounded as there."""
     value = {(r["strategy"], r["metric"]): r["value"] for r in race["results"]}
-    bpb = {name: round(value[name, "bits_per_byte"], 3) for name in STRATEGIES if STRATEGIES[name].kind == "text"}
+    raced = [s["name"] for s in race["strategies"]]
+    bpb = {name: round(value[name, "bits_per_byte"], 3) for name in raced if STRATEGIES[name].kind == "text"}
     assert bpb == {
         "small-v-tied": 2.264,
         "large-v-untied": 2.349,

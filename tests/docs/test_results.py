@@ -2,7 +2,12 @@
 below is formatted from the file at the page's rounding and looked up in the page's text.
 
 docs/init_figures.py writes init_scale.json (docs/init_scale.md's table), docs/karate_figures.py writes
-karate.json (docs/graphs.md's karate table, the README's Graph nodes figures, docs/lessons.md 000.16).
+karate.json (docs/graphs.md's karate table, the README's Graph nodes figures, docs/lessons.md 000.16),
+docs/factorized_race.py writes factorized.json (docs/arena.md's race of ALBERT's factorised table against the
+plain table it factorises) and docs/rare_rows.py writes rare_rows.json (docs/training.md §7, rare rows shrunk
+toward a prior, on RW). The derived figures of the last two (means, gaps, intervals, verdicts) are also
+recomputed here from the per-seed figures each file holds.
+bench/w2v_gap.py writes w2v_gap.json (docs/benchmarks.md's subword gap table and speed ratios).
 The karate spectral figures are also recomputed here (seconds), and held to the bar the page draws.
 """
 
@@ -10,14 +15,19 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from pathlib import Path
 
 import pytest
 
+from embedlab.arena.noise import family_verdicts, t_interval
+from embedlab.arena.strategies import BUDGETS, STRATEGIES
 from embedlab.graphs import community_recovery, load_graph, spectral_embedding
+from embedlab.vectors.shrink import PRIORS
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
+EXACT = 1e-12  # figures a results file derived, redone in the same float64 arithmetic: only the last bits may differ
 
 
 def _read(name: str) -> dict:
@@ -84,3 +94,95 @@ def test_the_spectral_spread_is_below_the_walks_here_too():
     ]
     assert max(found) < 0.8 < min(_read("karate.json")["deepwalk"]["values"])
     assert all(a * 34 == pytest.approx(round(a * 34)) for a in found)  # members placed right, out of 34
+
+
+def test_factorized_gaps_follow_from_the_runs():
+    results = _read("factorized.json")
+    runs, seeds = results["runs"], [str(s) for s in results["seeds"]]
+    assert len(seeds) >= 3
+    for g in results["gaps"]:
+        values = [runs[g["a"]][s][g["metric"]] - runs[g["b"]][s][g["metric"]] for s in seeds]
+        assert g["values"] == pytest.approx(values, abs=EXACT)
+        assert g["mean"] == pytest.approx(statistics.fmean(values), abs=EXACT)
+        assert g["interval"] == pytest.approx(list(t_interval(values)), abs=EXACT)
+    judged = family_verdicts([[-v for v in g["values"]] for g in results["gaps"]])  # lower is better
+    assert [g["verdict"] for g in results["gaps"]] == [verdict for verdict, _, _ in judged]
+    assert [g["p_holm"] for g in results["gaps"]] == pytest.approx([p for _, _, p in judged], abs=EXACT)
+
+
+def test_factorized_runs_bought_their_steps_and_hold_sizings_tables():
+    results = _read("factorized.json")
+    budget = results["budget"]
+    quick = BUDGETS["quick"]
+    assert (budget["corpus"], budget["text_flops"], budget["train_bytes"]) == (
+        quick.corpus,
+        quick.text_flops,
+        quick.train_bytes,
+    )
+    for name, by_seed in results["runs"].items():
+        for run in by_seed.values():
+            assert run["steps"] == int(budget["text_flops"] // run["flops_per_step"]), name
+            assert run["params_embedding"] == STRATEGIES[name].arena_params, name
+    factorized, tied = results["runs"]["large-v-factorized"]["0"], results["runs"]["large-v-tied"]["0"]
+    assert factorized["flops_per_step"] < tied["flops_per_step"] and factorized["steps"] > tied["steps"]
+
+
+def test_factorized_race_is_the_results_file():
+    results = _read("factorized.json")
+    page, means = _page("docs/arena.md"), results["means"]
+    for name in results["runs"]:
+        m = means[name]
+        row = (f"{m['bits_per_byte']:.3f} | {m['rare_bits_per_byte']:.3f} | {m['unseen_bits_per_byte']:.3f} | "
+               f"{m['unigram_bits_per_byte']:.3f} | {m['steps']:,.0f} | {m['params_embedding']:,.0f} |")  # fmt: skip
+        assert row in page, row
+    for g in results["gaps"]:
+        low, high = g["interval"]
+        quoted = f"{g['mean']:+.3f} [{low:+.3f}, {high:+.3f}]".replace("-", "−")  # the page's minus sign
+        assert quoted in page, quoted
+        assert f"p {g['p']:.3f}" in page
+    assert results["recorded"]["command"] == "python docs/factorized_race.py"
+    assert "python docs/factorized_race.py" in page
+
+
+def test_rare_rows_summary_follows_from_each_seeds_figures():
+    results = _read("rare_rows.json")
+    seeds = [str(s) for s in results["seeds"]]
+    assert len(seeds) >= 3 and results["pairs"] == 2_034  # RW's pairs, every one scored
+    assert set(results["summary"]) == {f"{p} k {k:g}" for p in PRIORS for k in results["strengths"]}
+    for variant, bands in results["summary"].items():
+        assert bands["all"]["pairs"] == 2_034  # shrinking keeps every word's vector: no pair is lost
+        for band, cell in bands.items():
+            per_seed = [results["by_seed"][s][variant][band] for s in seeds]
+            gaps = [c["shrunk"] - c["plain"] for c in per_seed]
+            assert cell["gaps"] == pytest.approx(gaps, abs=EXACT)
+            assert cell["gap"] == pytest.approx(statistics.fmean(gaps), abs=EXACT)
+            assert cell["plain"] == pytest.approx(statistics.fmean(c["plain"] for c in per_seed), abs=EXACT)
+            assert cell["interval"] == pytest.approx(list(t_interval(gaps)), abs=EXACT)
+            assert all(c["pairs"] == cell["pairs"] for c in per_seed)  # the bands are the corpus's, not the seed's
+
+
+def test_rare_rows_table_is_the_results_file():
+    results = _read("rare_rows.json")
+    page, chosen = _page("docs/training.md"), results["chosen"]
+    assert "python docs/rare_rows.py" in page and results["recorded"]["command"] == "python docs/rare_rows.py"
+    for prior in PRIORS:
+        for band, cell in results["summary"][f"{prior} k {chosen:g}"].items():
+            low, high = cell["interval"]
+            quoted = f"{cell['plain']:.3f} | {cell['gap']:+.4f} [{low:+.4f}, {high:+.4f}]".replace("-", "−")
+            assert quoted in page, (prior, band, quoted)
+
+
+def _spread(figure: dict, scale: float, spec: str) -> str:
+    return f"{figure['mean'] * scale:{spec}} [{figure['min'] * scale:{spec}}, {figure['max'] * scale:{spec}}]"
+
+
+def test_subword_gap_table_is_the_results_file():
+    gap = _read("w2v_gap.json")
+    page = _page("docs/benchmarks.md")
+    for method, result in gap["methods"].items():
+        for side, s in result["sides"].items():  # Spearman at 3 decimals, Google in % at 1
+            cells = [_spread(s[k], 1, ".3f") for k in ("wordsim353", "simlex999", "rw")]
+            cells.append(_spread(s["google"], 100, ".1f"))
+            assert f"| {method} | {side} | {s['runs']} | " + " | ".join(cells) + f" | {s['wall']['mean']:.0f} |" in page
+        if result["speed"] is not None:
+            assert f"{method}: {result['speed']['median']:.2f}×" in page

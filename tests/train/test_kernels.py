@@ -87,6 +87,31 @@ def test_the_schedule_falls_linearly_to_its_floor_for_floats_and_arrays():
     assert float(linear_lr(0.025, 0.0001, LR_STEP, total)) == linear_lr(0.025, 0.0001, done, total)[1]
 
 
+def _gensim_corpus_file_alpha(start, end, worker_words, expected_words, cur_epoch, num_epochs):
+    """gensim 4.4's get_next_alpha (word2vec_corpusfile.pyx), word-based: a worker's progress is the
+    words it has read this epoch over the whole file's, though it stops at expected_words / workers."""
+    progress = (cur_epoch + worker_words / expected_words) / num_epochs
+    return max(end, start - (start - end) * progress)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4])
+def test_a_share_of_one_over_k_is_the_rate_gensims_corpus_file_mode_trains_at_with_k_workers(workers):
+    epochs, epoch_words = 3, 40 * LR_STEP
+    total = epochs * epoch_words
+    for epoch in range(epochs):
+        for step in range(40):  # k workers read the epoch together: each has read 1/k of what all have
+            done = epoch * epoch_words + step * LR_STEP
+            want = _gensim_corpus_file_alpha(0.025, 0.0001, done % epoch_words / workers, epoch_words, epoch, epochs)
+            got = float(linear_lr(0.025, 0.0001, done, total, epochs, 1 / workers))
+            assert got == pytest.approx(want, rel=1e-12)  # the same arithmetic in float64
+    # one worker is the straight line; with 2 the rate ends each epoch half its fall above it, then jumps back
+    end_of_first = epoch_words - LR_STEP
+    line = float(linear_lr(0.025, 0.0001, end_of_first, total))
+    assert float(linear_lr(0.025, 0.0001, end_of_first, total, epochs, 1.0)) == line
+    start_of_second = float(linear_lr(0.025, 0.0001, epoch_words, total, epochs, 1 / workers))
+    assert start_of_second == float(linear_lr(0.025, 0.0001, epoch_words, total))
+
+
 def test_the_rate_holds_for_each_step_of_words_as_gensims_jobs_do():
     # gensim trains each job of 10,000 words at the rate of the job's start (word2vec.c updates
     # its rate every 10,000 words too): the rate of word n is the straight line's at n // 10,000

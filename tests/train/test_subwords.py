@@ -1,13 +1,12 @@
 """Subword training (fastText's model, and floret's): one step of each kernel against torch autograd,
 each word's input rows against embedlab.hashing one word at a time, exact row and bucket update
-counts, the composed table, determinism, and subwords.safetensors read back by safetensors itself."""
+counts, the composed table and determinism (subwords.safetensors: tests/vectors/test_run_folder.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from safetensors import safe_open
 
 from embedlab.errors import InvalidValueError
 from embedlab.hashing import ngram_buckets
@@ -15,7 +14,7 @@ from embedlab.train.config import RunConfig
 from embedlab.train.corpus import WordVocab
 from embedlab.train.kernels import METHODS
 from embedlab.train.subword_kernels import cbow_subword_sentence, compose, sgns_subword_update
-from embedlab.train.subwords import input_rows, write_subwords
+from embedlab.train.subwords import input_rows
 from embedlab.train.tables import init_tables
 from embedlab.train.word2vec import Word2VecJob
 
@@ -58,6 +57,42 @@ def test_skipgram_steps_are_fasttexts_pair_by_pair_updates(rows):
     got_loss = sgns_subword_update(w_in, w_out, rows, targets, n_targets, lr)
     assert got_loss == pytest.approx(want_loss, abs=1e-5)
     np.testing.assert_allclose(w_in, want_in, atol=STEP_ATOL)
+    np.testing.assert_allclose(w_out, u.numpy(), atol=STEP_ATOL)
+
+
+@pytest.mark.parametrize("rows", [[2, 6, 9], [2, 6, 6, 9], [4]])  # word + n-grams; a repeated n-gram; no n-gram
+@pytest.mark.parametrize("pair_steps", [False, True])
+@pytest.mark.parametrize("ngram_divisor", [False, True])
+def test_skipgram_variants_are_gensims_order_and_divisor(rows, pair_steps, ngram_divisor):
+    w_in, w_out = _tables(10)
+    rows = np.array(rows)
+    targets = np.array([[0, 5, 7], [1, 8, 0], [3, 0, 0]])
+    n_targets = np.array([3, 2, 1])
+    lr = 0.05
+    # gensim's skip-gram (fasttext_inner.pyx): h = the rows' sum / len(n-grams) (/ all rows for fastText),
+    # each pair's step lands on every listed row at once, and the next pair sums h again from the rows.
+    # Without pair_steps the rows take the summed steps at the end and h moves by (rows / divisor) x step,
+    # which is the same but for a row listed twice (it then moves once per listing, as above).
+    divisor = len(rows) - 1 if ngram_divisor and len(rows) > 1 else len(rows)
+    table, u = w_in.astype(np.float64), torch.tensor(w_out, dtype=torch.float64)
+    copies = w_in[rows].astype(np.float64)  # the private copies of the test above (pair_steps False)
+    want_loss = 0.0
+    for t, n in zip(targets, n_targets, strict=True):
+        h = torch.tensor((table[rows] if pair_steps else copies).sum(0) / divisor).requires_grad_()
+        u.requires_grad_()
+        loss = _bce(u[t[:n]] @ h, torch.eye(n, dtype=torch.float64)[0])
+        loss.backward()
+        want_loss += loss.item()
+        if pair_steps:
+            np.add.at(table, rows, -lr * h.grad.numpy())
+        else:
+            copies += -lr * h.grad.numpy()  # each copy takes the step
+        u = (u - lr * u.grad).detach()
+    if not pair_steps:
+        np.add.at(table, rows, copies - w_in[rows])
+    got_loss = sgns_subword_update(w_in, w_out, rows, targets, n_targets, lr, pair_steps, ngram_divisor)
+    assert got_loss == pytest.approx(want_loss, abs=1e-5)
+    np.testing.assert_allclose(w_in, table, atol=STEP_ATOL)
     np.testing.assert_allclose(w_out, u.numpy(), atol=STEP_ATOL)
 
 
@@ -280,29 +315,6 @@ def test_a_floret_run_trains_its_buckets_and_composes_each_word_from_them(method
         np.testing.assert_allclose(composed[vocab.key_to_index[word]], want, atol=MEAN_ATOL, err_msg=word)
 
 
-def test_subwords_file_reads_back_with_safetensors(tmp_path):
-    w_in, _ = init_tables(6, 4, seed=0, buckets=10)
-    counts = np.arange(10, dtype=np.int64)
-    path = write_subwords(tmp_path / "subwords.safetensors", w_in[:6], w_in[6:], counts, min_n=2, max_n=5)
-    with safe_open(path, framework="np") as f:
-        assert f.metadata() == {"min_n": "2", "max_n": "5", "buckets": "10"}
-        np.testing.assert_array_equal(f.get_tensor("word_rows"), w_in[:6])
-        np.testing.assert_array_equal(f.get_tensor("ngram_rows"), w_in[6:])
-        np.testing.assert_array_equal(f.get_tensor("bucket_counts"), counts)
-    assert [p.name for p in tmp_path.iterdir()] == ["subwords.safetensors"]  # no temporary file left
-
-
-def test_a_floret_subwords_file_has_no_word_rows_and_says_its_hash_count(tmp_path):
-    rows, _ = init_tables(0, 4, seed=0, buckets=10, word_rows=False)
-    counts = np.arange(10, dtype=np.int64)
-    path = write_subwords(tmp_path / "subwords.safetensors", None, rows, counts, min_n=2, max_n=5, hash_count=3)
-    with safe_open(path, framework="np") as f:
-        assert f.metadata() == {"min_n": "2", "max_n": "5", "buckets": "10", "hash_count": "3"}
-        assert set(f.keys()) == {"ngram_rows", "bucket_counts"}
-        np.testing.assert_array_equal(f.get_tensor("ngram_rows"), rows)
-        np.testing.assert_array_equal(f.get_tensor("bucket_counts"), counts)
-
-
 @pytest.mark.parametrize(
     "settings, message",
     [
@@ -322,6 +334,13 @@ def test_a_floret_subwords_file_has_no_word_rows_and_says_its_hash_count(tmp_pat
         ({"subwords": True, "floret": True, "hash_count": 0}, "hash_count must be between 1 and 4; got 0"),
         ({"subwords": True, "floret": True, "hash_count": 5}, "hash_count must be between 1 and 4; got 5"),
         ({"subwords": True, "floret": "yes"}, "floret must be True or False; got 'yes'"),
+        ({"pair_steps": True}, "pair_steps True needs subwords"),
+        ({"ngram_divisor": False}, "ngram_divisor False needs subwords"),
+        ({"subwords": True, "pair_steps": 1}, "pair_steps must be True or False; got 1"),
+        ({"subwords": True, "method": "cbow", "pair_steps": True},
+         "pair_steps is a rule of skip-gram's centre word; got method cbow"),
+        ({"subwords": True, "method": "cbow", "ngram_divisor": True}, "ngram_divisor is a rule of skip-gram's"),
+        ({"subwords": True, "floret": True, "ngram_divisor": True}, "ngram_divisor needs a word row beside"),
         ({"subwords": True, "buckets": 2**31 - 1, "dim": 10_000},
          r"sgns with dim 10,000 and 2,147,483,647 n-gram buckets .*: needs at least [\d.]+ TiB of memory"),
     ],
@@ -332,7 +351,9 @@ def test_subword_settings_name_the_bad_value(settings, message):
 
 
 def test_run_json_keeps_the_ngram_settings_of_a_subword_run_only():
-    assert {"min_n", "max_n", "buckets", "floret", "hash_count"}.isdisjoint(RunConfig(corpus="x").to_dict())
+    assert {"min_n", "max_n", "buckets", "floret", "hash_count", "pair_steps", "ngram_divisor"}.isdisjoint(
+        RunConfig(corpus="x").to_dict()
+    )
     record = RunConfig(corpus="x", subwords=True, buckets=5000).to_dict()
     assert (record["subwords"], record["min_n"], record["max_n"], record["buckets"]) == (True, 3, 6, 5000)
     assert record["floret"] is False and "hash_count" not in record  # a setting of floret's mode only

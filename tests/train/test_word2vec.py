@@ -66,6 +66,9 @@ def _updates(job: Word2VecJob) -> np.ndarray:
         ("epochs", 0, "epochs must be >= 1; got 0"),
         ("threads", 0, "threads must be between 1 and 1024; got 0"),
         ("seed", -1, "seed must be >= 0; got -1"),
+        ("epoch_decay", 1.5, "epoch_decay must be between 0.0 and 1.0; got 1.5"),
+        ("epoch_decay", 0, "epoch_decay must be in (0, 1]: at 0 the rate never falls; got 0.0"),
+        ("epoch_decay", float("nan"), "epoch_decay must be a finite number; got nan"),
     ],
 )
 def test_settings_name_the_bad_value(field, value, message):

@@ -17,6 +17,8 @@ The count, written once here for TinyLM (models/lm.py) and the arena's ViT (mode
       quotient-remainder row's product (or sum) of two rows is element-wise, left out as below;
       adaptive input maps a band-i token's row up to D, 2·(D/div^i)·D, counted as if every token
       were in band 1 (an upper bound: band 0 needs no map, and it holds most of the text);
+    - ALBERT's factorised table maps each token's E-wide row up to D, 2·E·D; the head tied to it maps
+      h down to E and scores the V narrow rows, 2·D·E + 2·E·V a token, where a full head costs 2·D·V;
     - a head tied to a hashed or quotient-remainder table composes all V rows once per forward pass
       (not per token): 2·V·k·D for hash embeddings, 0 for the others;
     - an adaptive softmax head, as torch computes it when every id is scored (log_prob): the head
@@ -84,6 +86,10 @@ def table_flops(config: LMConfig, tokens: int) -> tuple[int, int, int]:
         head = 2 * T * D * (c.cutoffs[0] + len(c.cutoffs))
         clusters = sum(2 * T * D * width + 2 * T * width * rows for rows, width in bands[1:])
         return table, head + clusters, 0
+    if c.kind == "factorized":
+        E = c.factor_dim
+        head = 2 * T * D * E + 2 * T * E * V if config.tied else 2 * T * D * V
+        return 2 * T * E * D, head, 0
     table = 2 * T * c.hash_count * D if c.kind == "hash-embedding" else 0  # hashed, QR: lookups, element-wise ops
     head = 2 * T * config.width * V  # an untied head, or a tied one over V composed rows: one (W, V) matmul
     compose = 2 * V * c.hash_count * D if (config.tied and c.kind == "hash-embedding") else 0

@@ -13,6 +13,8 @@ proportions, not its sizes:
     large-v-adaptive 128,000 × 4,096 adaptive   32,000 × 64 adaptive     TinyLM (bands at 8K, 32K / 2K, 8K, div 4)
     large-v-hashed   128,000 ids in 12,000 rows 32,000 ids in 3,000 rows TinyLM (hash embeddings, k 2; untied head)
     large-v-qr       128,000 ids, m 358, tied   32,000 ids, m 179, tied  TinyLM (quotient-remainder, "mult")
+    large-v-factorized 128,000 × 1,024 → 4,096  32,000 × 16 → 64, tied   TinyLM (ALBERT's factorised table)
+    large-v-tied     128,000 × 4,096, tied      32,000 × 64, tied        TinyLM (the tied tables' control)
     patch-16         16-px patches of 224 px    2-px patches of 28 px    small ViT (images)
     patch-32         32-px patches of 224 px    4-px patches of 28 px    small ViT
 
@@ -38,6 +40,15 @@ table only:
     - large-v-qr: quotient-remainder rows (Shi et al. 2020), id i = Q[i // 179] * R[i % 179]: 179 +
       179 rows, and a head tied to those composed rows (unique for every id): 22,912 numbers for the
       whole embedding, 179× fewer than large V's 4,096,000.
+    - large-v-factorized: ALBERT's factorised embedding (Lan et al. 2020), a 32,000 × 16 table whose
+      rows one 16 × 64 matrix maps up to the body's width, and a head tied to both (layers/factorized.py):
+      513,024 numbers against the tied full table's 2,048,000, 4.0× fewer. E = D/4 at both scales;
+      ALBERT's own E/H runs from 128/768 (base) to 128/4,096 (xxlarge).
+    - large-v-tied: the plain 32,000 × 64 table that the factorised one and quotient-remainder replace,
+      tied as they are, so that their gap to it is the table's, not tying's (large-v-untied differs
+      from them in both).
+The last two race after the recorded full race (docs/arena.md), at the quick budget over three seeds
+(docs/results/factorized.json); they are left out of the quick race the lab runs, which keeps its length.
 """
 
 from __future__ import annotations
@@ -132,6 +143,11 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
              _huge(32_000, ARENA_DIM, False, hashed_rows=3_000, hash_count=2), "~15", "bpe"),
     Strategy("large-v-qr", "large V quotient-remainder", "text", _huge(128_000, 4_096, True, qr_buckets=358),
              _huge(32_000, ARENA_DIM, True, qr_buckets=179), "~15", "bpe"),
+    Strategy("large-v-factorized", "large V factorised (ALBERT)", "text",
+             _huge(128_000, 4_096, True, factor_dim=1_024), _huge(32_000, ARENA_DIM, True, factor_dim=ARENA_DIM // 4),
+             "~15", "bpe"),
+    Strategy("large-v-tied", "large V + tied", "text", _text(128_000, 4_096, True), _text(32_000, ARENA_DIM, True),
+             "~15", "bpe"),
     Strategy("patch-16", "patch 16 (ViT)", "image", _image(LESSON_IMAGE_SIZE, 16, 768, 3),
              _image(IMAGE_SIZE, 2, ARENA_DIM, 1), "196"),
     Strategy("patch-32", "patch 32 (ViT)", "image", _image(LESSON_IMAGE_SIZE, 32, 768, 3),
@@ -194,8 +210,11 @@ class Budget:
 QUICK_TEXT_FLOPS, QUICK_IMAGE_FLOPS = 5e11, 8e11
 # The quick race (the lab's button, ≤ 3 minutes) leaves quotient-remainder out: its tied head builds
 # all 32,000 rows from the two small tables at every step, which on this CPU takes ~2.5× the wall time
-# of large V's step for the same FLOPs. The full race and `--strategies` still race it.
-QUICK_STRATEGIES = tuple(name for name in STRATEGIES if name != "large-v-qr")
+# of large V's step for the same FLOPs. It leaves out the factorised table and its tied control too,
+# to keep its length (they were raced on their own: docs/arena.md). The full race and `--strategies`
+# still race all three.
+QUICK_LEFT_OUT = ("large-v-qr", "large-v-factorized", "large-v-tied")
+QUICK_STRATEGIES = tuple(name for name in STRATEGIES if name not in QUICK_LEFT_OUT)
 FULL_TEXT_FLOPS, FULL_IMAGE_FLOPS = 8e12, 6.5e12
 BUDGETS: dict[str, Budget] = {
     "quick": Budget("quick", "enwiki-sample", 600_000, 60_000, text_flops=QUICK_TEXT_FLOPS,

@@ -6,6 +6,7 @@
     embedlab size --image-size 384 --patch-size 16 --dim 1024 --positions learned
     embedlab size --vocab 128000 --dim 1024 --hashed-rows 12800          # hashed into 1/10 of the rows
     embedlab size --vocab 128000 --dim 1024 --adaptive-cutoffs 20000,60000 --div-value 4
+    embedlab size --vocab 30000 --dim 768 --factor-dim 128    # ALBERT's V × E table and E × D map
     embedlab size --preset bert-base --batch 32 --seq 512   # and the (B, T, D) output's bytes
     embedlab size --preset bert-base --combine concat         # rows concatenated: X and every later layer 3·D wide
     embedlab size --list-presets --json
@@ -113,6 +114,12 @@ def size(
         float | None,
         typer.Option("--div-value", metavar="X", help="Adaptive: each band X times narrower. [default: 4]"),
     ] = None,
+    factor_dim: Annotated[
+        int | None,
+        typer.Option(
+            "--factor-dim", metavar="E", min=1, help="ALBERT's factorised table: V × E, then an E × D map (E <= D)."
+        ),
+    ] = None,
     dtype: Annotated[
         str, typer.Option("--dtype", metavar="TYPE", help=f"Storage type: {' | '.join(BYTES_PER_PARAM)}.")
     ] = "fp32",
@@ -142,7 +149,9 @@ def size(
 
     A huge vocabulary can keep fewer rows: hashed (--hashed-rows, --hash-count),
     quotient-remainder (--qr-buckets, --qr-op) or adaptive input (--adaptive-cutoffs,
-    --div-value), each counted as its embedlab.layers module holds it.
+    --div-value), each counted as its embedlab.layers module holds it; or a narrower one,
+    ALBERT's factorised table (--factor-dim E: V × E rows mapped up to D by one E × D matrix),
+    shown beside the plain V × D table it replaces.
 
     With --batch B (and --seq T for text) it also sizes the output the tables hand to
     attention, X of shape (B, T, D), in the same dtype: activations, not parameters. An image's
@@ -181,6 +190,7 @@ def size(
         "qr_op": qr_op,
         "adaptive_cutoffs": None if adaptive_cutoffs is None else _cutoffs(adaptive_cutoffs),
         "div_value": div_value,
+        "factor_dim": factor_dim,
     }
     layout = _layout(preset_name, {k: v for k, v in overrides.items() if v is not None})
     report = count(layout, dtype)
@@ -195,6 +205,9 @@ def size(
         acts["activation_bytes"] = acts["activation_bytes"] // layout.dim * cost.width
     if json_out:
         extra = {} if cost is None else {"combine": dataclasses.asdict(cost)}
+        if layout.vocab_table == "factorized":  # the plain (V, D) table it replaces, in the same dtype
+            plain = layout.vocab_size * layout.dim
+            extra |= {"plain_token_params": plain, "plain_token_bytes": plain * report.bytes_per_param}
         typer.echo(json.dumps(dataclasses.asdict(report) | acts | extra))  # plain ints, floats, strs, lists, dicts
     else:
         _print_report(report, preset_name or "custom layout", acts, cost)
@@ -248,6 +261,11 @@ def _print_report(report: SizeReport, title: str, acts: dict[str, int], cost: Co
         )
     table.add_section()
     table.add_row("total", "", f"{report.total_params:,}", f"{report.bytes:,}", f"{report.mib:,.2f}", "100%")
+    if layout.vocab_table == "factorized":  # the plain (V, D) table it replaces, not part of the total
+        plain = layout.vocab_size * layout.dim
+        shape, nbytes = f"{layout.vocab_size}×{layout.dim}", plain * report.bytes_per_param
+        table.add_section()
+        table.add_row("plain token", shape, f"{plain:,}", f"{nbytes:,}", f"{nbytes / 1024**2:,.2f}", "-")
     if acts:  # values, not parameters: no params count and no share of the tables
         width = report.dim if cost is None else cost.width
         shape, nbytes = f"{acts['batch']}×{acts['seq']}×{width}", acts["activation_bytes"]
@@ -304,6 +322,8 @@ def _token_shape(layout: EmbeddingLayout) -> str:
     if kind == "adaptive":
         bands = adaptive_bands(V, D, layout.adaptive_cutoffs, layout.div_value)
         return "bands " + "/".join(str(width) for _, width in bands)
+    if kind == "factorized":
+        return f"{V}×{layout.factor_dim} + {layout.factor_dim}×{D}"
     return f"{V}×{D}"
 
 
@@ -329,8 +349,14 @@ def _notes(report: SizeReport) -> list[str]:
         notes[-1] += f"{layout.qr_buckets}, combined by {layout.qr_op}; no two ids share both"
     elif kind == "adaptive":
         notes.append(f"token: {report.token_rows:,} rows in frequency bands, each narrower one mapped to D")
+    elif kind == "factorized":
+        E, ratio = layout.factor_dim, V * layout.dim / report.token_params
+        notes.append(f"token: {V:,} rows {E} wide, each mapped up to {layout.dim:,} by one shared {E}×{layout.dim:,} "
+                     f"matrix: {ratio:.2f}× fewer parameters than the plain table below")  # fmt: skip
     if kind == "adaptive" and layout.tied:
         notes.append("output: tied adaptive softmax, reusing the bands and maps; its cluster rows count here")
+    elif kind == "factorized" and layout.tied:
+        notes.append("output: tied, the head maps h down by the same matrix and reads the same rows (counted once)")
     elif not layout.is_image and layout.tied:
         notes.append("output: tied, the head reuses the token table (counted once)")
     if layout.is_image:

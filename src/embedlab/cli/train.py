@@ -29,7 +29,7 @@ from embedlab.cli.choices import DEVICES, MAX_HASH_COUNT, METHODS
 from embedlab.cli.options import JsonFlag, path_text, path_value, refuse_inapplicable
 
 # the options of one method family, refused with the other (--subwords and --freeze: RunConfig says why)
-WORD2VEC_ONLY = ("window", "negative", "min_count")
+WORD2VEC_ONLY = ("window", "negative", "min_count", "epoch_decay")
 LM_ONLY = ("vocab_size", "tied")
 
 if TYPE_CHECKING:
@@ -126,6 +126,31 @@ def train(
             metavar="K",
             help=f"--floret: rows each word and n-gram is hashed to, 1..{MAX_HASH_COUNT} (floret's -hashCount; "
             "default: 2).",
+        ),
+    ] = None,
+    pair_steps: Annotated[
+        bool | None,
+        typer.Option(
+            "--pair-steps",
+            help="sgns --subwords: the centre's rows take every pair's step at once, as gensim and fastText "
+            "(slower); by default they take the window's summed steps once.",
+        ),
+    ] = None,
+    ngram_divisor: Annotated[
+        bool | None,
+        typer.Option(
+            "--ngram-divisor",
+            help="sgns --subwords: divide the centre's summed rows by its n-gram count, as gensim's skip-gram; by "
+            "default by its row count (n-grams + 1), as fastText.",
+        ),
+    ] = None,
+    epoch_decay: Annotated[
+        float | None,
+        typer.Option(
+            "--epoch-decay",
+            metavar="SHARE",
+            help="word2vec: the share of each epoch's fall in rate taken within it, in (0, 1] (default: 1, the "
+            "straight line; gensim's corpus_file mode with k workers trains at 1/k).",
         ),
     ] = None,
     vocab_size: Annotated[

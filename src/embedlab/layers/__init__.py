@@ -4,6 +4,7 @@ token.py       TokenEmbedding: ids -> rows, validated, with padding and init cho
 hashed.py      huge V in few rows: HashedEmbedding (the hashing trick), HashEmbedding (Svenstrup et al.),
                QuotientRemainderEmbedding (V ids from ceil(V/m) + m rows, Shi et al.)
 adaptive.py    AdaptiveInput (frequency bands, D/div^i wide) and the AdaptiveSoftmax tied to it
+factorized.py  FactorizedEmbedding: ALBERT's V × E table mapped up to D by E × D, and the head tied to both
 position.py    learned, sinusoidal and rotary positions (POSITIONS by name)
 relative.py    RelativePositionBias: T5's bucketed (buckets, heads) bias on the attention scores
 segment.py     SegmentEmbedding: BERT's sentence A / B rows
@@ -15,6 +16,7 @@ attention.py   q·k scores, softmax weights, SelfAttention: where embeddings mee
 
 from embedlab.layers.adaptive import AdaptiveInput, AdaptiveOutput, AdaptiveSoftmax
 from embedlab.layers.attention import SelfAttention, qk_scores
+from embedlab.layers.factorized import FactorizedEmbedding, FactorizedHead
 from embedlab.layers.hashed import HashedEmbedding, HashEmbedding, QuotientRemainderEmbedding, hash_ids
 from embedlab.layers.head import LMHead
 from embedlab.layers.patch import PatchEmbedding, ViTEmbedding
@@ -34,6 +36,8 @@ __all__ = [
     "AdaptiveInput",
     "AdaptiveOutput",
     "AdaptiveSoftmax",
+    "FactorizedEmbedding",
+    "FactorizedHead",
     "HashEmbedding",
     "HashedEmbedding",
     "QuotientRemainderEmbedding",

@@ -5,15 +5,18 @@
     TableConfig("hash-embedding", rows=3_000, hash_count=2)    Svenstrup et al. 2017
     TableConfig("quotient-remainder", buckets=179)   Shi et al. 2020: Q[i // m] * R[i % m]
     TableConfig("adaptive", cutoffs=(2_000, 8_000), div_value=4)   Baevski & Auli 2019
+    TableConfig("factorized", factor_dim=16)         ALBERT (Lan et al. 2020): V × 16, then 16 × D
 
-The layers are layers/hashed.py's and layers/adaptive.py's; this module only picks one by name and
-builds the head that turns hidden states back into one score per id:
+The layers are layers/hashed.py's, layers/adaptive.py's and layers/factorized.py's; this module only
+picks one by name and builds the head that turns hidden states back into one score per id:
 
     kind                         tied head                               untied head
     full                         the table itself (LMHead, tied)         LMHead's own (V, D)
     hashed, hash-embedding, QR   TableHead: h · e_w, e_w the row the     LMHead's own (V, D)
                                  table composes for id w
     adaptive                     AdaptiveSoftmax over the same bands     refused: adaptive input ties
+    factorized                   FactorizedHead: (h · P) · Eᵀ, the same  LMHead's own (V, D)
+                                 V × E rows and E × D map
 
 Why a hashed or QR table keeps an untied full head unless asked to tie: the hashing trick gives
 every id of a 32K vocabulary about ten neighbours with the very same row, and a tied head would
@@ -34,11 +37,13 @@ from torch import nn
 
 from embedlab.errors import InvalidValueError, check_choice, check_float, check_int
 from embedlab.layers.adaptive import AdaptiveInput, AdaptiveSoftmax
+from embedlab.layers.factorized import FactorizedEmbedding, FactorizedHead
 from embedlab.layers.hashed import HashedEmbedding, HashEmbedding, QuotientRemainderEmbedding
 from embedlab.layers.head import LMHead
 from embedlab.sizing import QR_OPS, VOCAB_TABLES, EmbeddingLayout
 
-NEEDS = {"hashed": "rows", "hash-embedding": "rows", "quotient-remainder": "buckets", "adaptive": "cutoffs"}
+NEEDS = {"hashed": "rows", "hash-embedding": "rows", "quotient-remainder": "buckets", "adaptive": "cutoffs",
+         "factorized": "factor_dim"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,7 @@ class TableConfig:
     op: str = "mult"  # quotient-remainder: how the two rows combine (sizing.QR_OPS)
     cutoffs: tuple[int, ...] = ()  # adaptive: first id of each band after the first (ids frequency-sorted)
     div_value: float = 4.0  # adaptive: each band D / div_value narrower than the one before (the paper's 4)
+    factor_dim: int = 0  # factorized: E, the table's width (1..D), mapped up to D
 
     def __post_init__(self) -> None:
         check_choice("table kind", self.kind, VOCAB_TABLES)
@@ -66,6 +72,7 @@ class TableConfig:
         check_choice("op", self.op, QR_OPS)
         object.__setattr__(self, "cutoffs", tuple(self.cutoffs))
         check_float("div_value", self.div_value, low=1.0)
+        check_int("factor_dim", self.factor_dim, low=0)
         need = NEEDS.get(self.kind)
         if need and not getattr(self, need):
             raise InvalidValueError(f"a {self.kind} table needs {need} set; got {getattr(self, need)!r}")
@@ -87,6 +94,8 @@ def table_config(layout: EmbeddingLayout) -> TableConfig:
         return TableConfig(kind, buckets=layout.qr_buckets, op=layout.qr_op)
     if kind == "adaptive":
         return TableConfig(kind, cutoffs=layout.adaptive_cutoffs, div_value=layout.div_value)
+    if kind == "factorized":
+        return TableConfig(kind, factor_dim=layout.factor_dim)
     return TableConfig()
 
 
@@ -101,6 +110,8 @@ def make_table(config: TableConfig, vocab_size: int, dim: int) -> nn.Module:
         return QuotientRemainderEmbedding(V, D, buckets=c.buckets, op=c.op)
     if c.kind == "adaptive":
         return AdaptiveInput(V, D, cutoffs=c.cutoffs, div_value=c.div_value)
+    if c.kind == "factorized":
+        return FactorizedEmbedding(V, D, factor_dim=c.factor_dim)
     raise InvalidValueError(f"make_table builds the tables other than full (InputEmbedding's own); got {c.kind!r}")
 
 
@@ -138,6 +149,8 @@ def make_head(config: TableConfig, table: nn.Module, vocab_size: int, dim: int, 
         if not tied:
             raise InvalidValueError("an adaptive table is read back by its own adaptive softmax: tied must be True")
         return AdaptiveSoftmax(table)  # THE TIE: the softmax reads the input's bands and projections
+    if tied and config.kind == "factorized":
+        return FactorizedHead(table)  # THE TIE: h mapped down by the input's map, scored on its narrow rows
     if tied:
         return TableHead(table, vocab_size)
     return LMHead(dim, vocab_size)  # an untied full (V, D) head, N(0, 0.02²) as a token table's

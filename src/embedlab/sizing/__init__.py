@@ -21,6 +21,8 @@ equals its parameter count:
     adaptive           (c0, D) + (c1-c0, D/4) + … frequency bands, each narrower band with a (w, D)
                                                   projection; a tied adaptive softmax adds its
                                                   cluster rows (n_bands - 1, D) under output
+    factorized         (V, E) + (D, E)            ALBERT's: a table E wide (E < D), each row mapped up to
+                                                  D by one shared matrix; a tied head reads both
 
 Worked example, BERT-base (V 30,522, D 768, 512 learned positions, 2 segments, tied):
 

@@ -21,8 +21,8 @@ BYTES_PER_PARAM = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
 TABLES = ("token", "position", "segment", "output", "patch", "cls")
 
 # How a token table stores its V rows: one row each, or fewer numbers (layers/hashed.py,
-# layers/adaptive.py).
-VOCAB_TABLES = ("full", "hashed", "hash-embedding", "quotient-remainder", "adaptive")
+# layers/adaptive.py, layers/factorized.py).
+VOCAB_TABLES = ("full", "hashed", "hash-embedding", "quotient-remainder", "adaptive", "factorized")
 # How a quotient-remainder table combines an id's two rows; "mult" is Shi et al. 2020's default.
 QR_OPS = ("mult", "add", "concat")
 # How the input rows become X: added (every recipe), or concatenated (width k·D; layers.recipes.COMBINES)
@@ -102,6 +102,7 @@ class EmbeddingLayout:
     qr_op: str = "mult"  # one of QR_OPS
     adaptive_cutoffs: tuple[int, ...] = ()  # first id of each band after the first (adaptive input)
     div_value: float = 4.0  # adaptive input: each band D / div_value narrower than the one before
+    factor_dim: int = 0  # E: ALBERT's factorised table, V × E mapped up to D by an E × D matrix (1..D)
 
     def __post_init__(self) -> None:
         lows = {
@@ -127,14 +128,15 @@ class EmbeddingLayout:
 
     def _check_vocab_table(self) -> None:
         """A smaller token table: at most one kind, of a text layout, with sizes in range."""
-        for name in ("hashed_rows", "importance_rows", "qr_buckets"):
+        for name in ("hashed_rows", "importance_rows", "qr_buckets", "factor_dim"):
             object.__setattr__(self, name, check_int(name, getattr(self, name), low=0))
         object.__setattr__(self, "hash_count", check_int("hash_count", self.hash_count, low=1))
         cutoffs = tuple(check_int("adaptive cutoff", c, low=1) for c in self.adaptive_cutoffs)
         object.__setattr__(self, "adaptive_cutoffs", cutoffs)
         object.__setattr__(self, "div_value", check_float("div_value", self.div_value, low=1.0))
         check_choice("qr_op", self.qr_op, QR_OPS)
-        given = {"hashed_rows": self.hashed_rows, "qr_buckets": self.qr_buckets, "adaptive_cutoffs": cutoffs}
+        given = {"hashed_rows": self.hashed_rows, "qr_buckets": self.qr_buckets, "adaptive_cutoffs": cutoffs,
+                 "factor_dim": self.factor_dim}  # fmt: skip
         kinds = [name for name, value in given.items() if value]
         if len(kinds) > 1:
             raise InvalidValueError(f"a token table is one kind; got {' and '.join(kinds)}")
@@ -156,6 +158,8 @@ class EmbeddingLayout:
             qr_shapes(self.vocab_size, self.dim, self.qr_buckets, self.qr_op)
         if self.adaptive_cutoffs:
             adaptive_bands(self.vocab_size, self.dim, self.adaptive_cutoffs, self.div_value)
+        if self.factor_dim:  # E = D is allowed: a full table times a square map, V·D + D² numbers
+            check_int("factor_dim", self.factor_dim, low=1, high=self.dim)
 
     @property
     def vocab_table(self) -> str:
@@ -164,6 +168,8 @@ class EmbeddingLayout:
             return "hashed" if self.hash_count == 1 else "hash-embedding"
         if self.qr_buckets:
             return "quotient-remainder"
+        if self.factor_dim:
+            return "factorized"
         return "adaptive" if self.adaptive_cutoffs else "full"
 
     def _check_text(self) -> None:
@@ -231,10 +237,11 @@ class SizeReport:
     qr_op: str  # one of QR_OPS
     adaptive_cutoffs: tuple[int, ...]  # first id of each adaptive band after the first (empty: not adaptive)
     div_value: float  # adaptive: how much narrower each band is than the one before
+    factor_dim: int  # E, the width of a factorised table (0: not one)
     n_patches: int  # N = (H / P)², 0 for text
     vocab_table: str  # one of VOCAB_TABLES: how the token table stores its V rows
-    token_rows: int  # rows the token table stores: V full or adaptive, B hashed, ceil(V/m) + m quotient-remainder
-    token_params: int  # V·D for a full table; fewer for the kinds of VOCAB_TABLES
+    token_rows: int  # rows the token table stores: V full, adaptive or factorised, B hashed, ceil(V/m) + m QR
+    token_params: int  # V·D for a full table; fewer for the kinds of VOCAB_TABLES (V·E + E·D factorised)
     position_params: int  # max_len·D (text, learned), (N + 1)·D (ViT, learned), else 0
     segment_params: int  # n_segments·D
     output_params: int  # V·D when untied; 0 when tied (a shared weight counts once), but a tied
@@ -346,4 +353,7 @@ def _token_table(layout: EmbeddingLayout) -> tuple[int, int, int]:
         # untied: torch's AdaptiveLogSoftmaxWithLoss, a head (c0 + clusters, D) and each tail's own two matrices
         output = clusters if layout.tied else tables + projections + clusters
         return V, tables + projections, output
+    if kind == "factorized":  # the (V, E) table and the (D, E) map; a tied head reads both, adding nothing
+        E = layout.factor_dim
+        return V, V * E + E * D, output
     return V, V * D, output

@@ -217,7 +217,8 @@ class BatchedTrainer:
     def train_chunk(self, chunk: Chunk) -> float:
         """Train on one Chunk, as word2vec.train_chunk does -> the learning rate at the chunk's start."""
         config, state = self.config, self.state
-        lr0 = float(linear_lr(config.lr, config.min_lr, state.words_done, state.words_total))
+        lr0 = float(linear_lr(config.lr, config.min_lr, state.words_done, state.words_total, config.epochs,
+                              config.epoch_decay))  # fmt: skip
         generator = torch.Generator(self.device).manual_seed(chunk_seed(state, config.seed))
         words, windows, mask, lr = self._windows(chunk, generator)  # (M,), (M, 2W), (M, 2W), (M,)
         w_in, w_out, cap = self.w_in, self.w_out, self.max_steps
@@ -255,7 +256,9 @@ class BatchedTrainer:
         span = config.window - torch.randint(0, config.window, kept.shape, generator=generator, device=device)
         windows, mask = context_windows(sentence[kept], span, config.window)
         position = self.state.words_done + np.arange(len(chunk.ids), dtype=np.float64)  # exact for any run length
-        lr = linear_lr(config.lr, config.min_lr, position, self.state.words_total)  # (N,) the kernels' schedule
+        lr = linear_lr(
+            config.lr, config.min_lr, position, self.state.words_total, config.epochs, config.epoch_decay
+        )  # (N,) the kernels' schedule
         return ids[kept], windows, mask, torch.tensor(lr, dtype=torch.float32, device=device)[kept]
 
     def _minibatches(self, true: torch.Tensor, lr: torch.Tensor, step, generator: torch.Generator) -> torch.Tensor:

@@ -40,8 +40,6 @@ METHODS = ("sgns", "cbow", "lm")
 DEVICES = ("cpu", "cuda")
 WORD2VEC_MIN_LR = 1e-4  # word2vec's rate at the last word (gensim's min_alpha), or lr if lower
 LM_FLOOR = 0.1  # the lm's cosine schedule ends at this share of lr
-# why a run folder's writer refuses a NaN or ±inf row (vectors.io.check_finite_to_write ends with it)
-DIVERGED = "the run diverged (its rows went to NaN or infinity); train again with a lower learning rate"
 FLOAT32 = 4  # bytes; every table and optimizer state is float32
 HASH_COUNT = 2  # floret's ids per key: floret's own default is 1, its README's and tests' runs use 2
 MODES = {  # mode -> why a setting of that mode (a field whose metadata names it) needs it on
@@ -74,6 +72,9 @@ class RunConfig:
     negative: int = _default(5)  # noise words per true word (5-20 suit small corpora, 2-5 large ones)
     min_count: int = _default(5)  # words seen fewer times are dropped
     sample: float = _default(1e-3)  # subsampling threshold as a share of the corpus (0: keep every word)
+    # the share of each epoch's fall in rate taken within it (kernels.linear_lr): 1 is the straight line;
+    # gensim's corpus_file mode with k workers trains at 1/k, a rate that jumps back at each epoch's start
+    epoch_decay: float = _default(1.0)
     subwords: bool = _default(False)  # fastText's model: a word's input is the mean of its row and its n-grams' rows
     # subwords only (None otherwise, so a copy of a plain run's config names none of them)
     min_n: int | None = field(default=None, metadata={"subwords": MIN_N})  # shortest n-gram of <word> (fastText's minn)
@@ -82,6 +83,11 @@ class RunConfig:
     # floret's mode (its -mode floret): no word rows; "<word>" is hashed into the bucket rows like its n-grams
     floret: bool | None = field(default=None, metadata={"subwords": False})
     hash_count: int | None = field(default=None, metadata={"floret": HASH_COUNT})  # rows per key (its -hashCount)
+    # sgns with subwords: the centre's rows take each pair's step at once, h summed again from them for the
+    # next pair (gensim's and fastText's order, ~2x slower); off: h moves by each step, the rows take the sum once
+    pair_steps: bool | None = field(default=None, metadata={"subwords": False})
+    # sgns with subwords: h = the rows' sum / the n-gram count (gensim's skip-gram); off: / the row count (fastText's)
+    ngram_divisor: bool | None = field(default=None, metadata={"subwords": False})
     # lm
     vocab_size: int = _default(4000)  # BPE pieces, 256 bytes included
     context: int = _default(64)  # pieces per training window
@@ -110,6 +116,11 @@ class RunConfig:
         check_int("negative", self.negative, low=1)
         check_int("min_count", self.min_count, low=1)
         check_float("sample", self.sample, low=0.0, high=1.0)
+        check_float("epoch_decay", self.epoch_decay, low=0.0, high=1.0)
+        if self.epoch_decay == 0.0:
+            raise InvalidValueError(
+                "epoch_decay must be in (0, 1]: at 0 the rate never falls; got 0.0", param="epoch_decay"
+            )
         self._check_subwords()
         self._check_init()
         check_int("vocab_size", self.vocab_size, low=257, high=1_000_000)
@@ -143,6 +154,16 @@ class RunConfig:
         if self.device != "cpu":
             raise InvalidValueError(f"subwords train on the cpu kernels only; got device {self.device}")
         check_ngram_range(self.min_n, self.max_n, self.buckets, self.hash_count)
+        for name in ("pair_steps", "ngram_divisor"):  # the skip-gram centre's update rule
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise InvalidValueError(f"{name} must be True or False; got {value!r}", param=name)
+            if value and self.method != "sgns":
+                raise InvalidValueError(f"{name} is a rule of skip-gram's centre word; got method {self.method}",
+                                        param=name)  # fmt: skip
+        if self.ngram_divisor and self.floret:
+            raise InvalidValueError("ngram_divisor needs a word row beside the n-grams; floret's mode has none",
+                                    param="ngram_divisor")  # fmt: skip
 
     def _check_init(self) -> None:
         """init_from names a table (its width is checked when it is loaded); freeze is the lm's."""

@@ -3,7 +3,7 @@
     sgns_chunk(ids, starts, bounds, w_in, w_out, keep, cum_table, guide, rng_state, update_counts, ...)
     sgns_window_update(w_in, w_out, contexts, targets, lr)   # one window's step, as sgns_chunk takes it
     cbow_chunk(...)                                   # the same arguments, plus cbow_mean
-    linear_lr(alpha, min_alpha, done, total)          # the learning-rate schedule, for every engine
+    linear_lr(alpha, min_alpha, done, total, epochs, share)   # the learning-rate schedule, for every engine
 
 The details are word2vec's and gensim's: subsampled frequent words, a window shrunk at random
 for each centre word, noise words drawn from unigram^0.75, a learning rate falling linearly over
@@ -271,16 +271,23 @@ def sgns_window_update(w_in, w_out, contexts, targets, lr):
     return _window_step(w_in, w_out, contexts, contexts.shape[0], targets, targets.shape[0], lr, g, grads, True)
 
 
-def linear_lr(alpha, min_alpha, done, total):
+def linear_lr(alpha, min_alpha, done, total, epochs=1, share=1.0):
     """The learning rate after `done` of `total` words: linear from alpha down to min_alpha, never
     below it, held for LR_STEP words at a time (gensim's and word2vec's schedule). Floats or NumPy
-    arrays of `done`; compiled into the kernels as lr_at.
+    arrays of `done`; compiled into the kernels as lr_at. share < 1: each of `epochs` epochs falls
+    only `share` of its fall, the next starting back on the line: gensim's corpus_file mode with k
+    workers trains at share 1/k (each reads 1/k of the file, counting its progress against all of it).
 
     >>> float(linear_lr(0.025, 0.0001, 25_000, 100_000)), float(linear_lr(0.025, 0.0001, 200_000, 100_000))
     (0.02002, 0.0001)
+    >>> float(linear_lr(0.025, 0.0001, 40_000, 100_000, epochs=2, share=0.5))   # as at 20,000 words
+    0.02002
     """
     held = done // LR_STEP * LR_STEP  # the rate at the start of its LR_STEP-word step
-    return np.maximum(min_alpha, alpha - (alpha - min_alpha) * held / total)
+    epoch_words = total / epochs
+    into = held - held // epoch_words * epoch_words  # words into the current epoch
+    position = held - into * (1.0 - share)  # share 1: exactly `held`
+    return np.maximum(min_alpha, alpha - (alpha - min_alpha) * position / total)
 
 
 lr_at = njit(inline="always")(linear_lr)  # one schedule: the same Python function, compiled
@@ -288,9 +295,10 @@ lr_at = njit(inline="always")(linear_lr)  # one schedule: the same Python functi
 
 @njit(nogil=True, parallel=True, cache=True, fastmath=FASTMATH)
 def sgns_chunk(ids, starts, bounds, w_in, w_out, keep, cum_table, guide, rng_state, update_counts,
-               window, negative, alpha, min_alpha, words_done, total_words, loss_every):  # fmt: skip
+               window, negative, alpha, min_alpha, words_done, total_words, epochs, share, loss_every):  # fmt: skip
     """Skip-gram on one Chunk, in place. Thread p trains sentences bounds[p]:bounds[p+1] with LCG
-    rng_state[p] and counts its input-row updates in update_counts[p] (P, V).
+    rng_state[p] and counts its input-row updates in update_counts[p] (P, V). The rate of each
+    sentence is linear_lr(alpha, min_alpha, words_done + its offset, total_words, epochs, share).
     -> (3,) float64: words kept by subsampling, loss sum, loss terms."""
     P = bounds.shape[0] - 1
     stats = np.zeros((P, 3))
@@ -304,7 +312,7 @@ def sgns_chunk(ids, starts, bounds, w_in, w_out, keep, cum_table, guide, rng_sta
         centres = 0
         for s in range(bounds[p], bounds[p + 1]):
             n, state = subsample(ids, starts[s], starts[s + 1], keep, sentence, state)
-            lr = lr_at(alpha, min_alpha, words_done + starts[s], total_words)
+            lr = lr_at(alpha, min_alpha, words_done + starts[s], total_words, epochs, share)
             n_next, state = draw_ahead(sentence, 0, n, cum_table, guide, negative, targets[0], w_out, state)
             for i in range(n):
                 n_targets, now = n_next, targets[i % 2]
@@ -333,7 +341,8 @@ def sgns_chunk(ids, starts, bounds, w_in, w_out, keep, cum_table, guide, rng_sta
 
 @njit(nogil=True, parallel=True, cache=True, fastmath=FASTMATH)
 def cbow_chunk(ids, starts, bounds, w_in, w_out, keep, cum_table, guide, rng_state, update_counts,
-               window, negative, alpha, min_alpha, words_done, total_words, loss_every, cbow_mean):  # fmt: skip
+               window, negative, alpha, min_alpha, words_done, total_words, epochs, share, loss_every,
+               cbow_mean):  # fmt: skip
     """CBOW on one Chunk, in place: the mean (or sum) of the window's input rows predicts the centre
     word. Same arguments and result as sgns_chunk, plus cbow_mean."""
     P = bounds.shape[0] - 1
@@ -348,7 +357,7 @@ def cbow_chunk(ids, starts, bounds, w_in, w_out, keep, cum_table, guide, rng_sta
         centres = 0
         for s in range(bounds[p], bounds[p + 1]):
             n, state = subsample(ids, starts[s], starts[s + 1], keep, sentence, state)
-            lr = lr_at(alpha, min_alpha, words_done + starts[s], total_words)
+            lr = lr_at(alpha, min_alpha, words_done + starts[s], total_words, epochs, share)
             n_next, state = draw_ahead(sentence, 0, n, cum_table, guide, negative, targets[0], w_out, state)
             for i in range(n):
                 n_targets, now = n_next, targets[i % 2]

@@ -2,8 +2,9 @@
 row and its character n-grams' bucket rows.
 
     sgns_subword_chunk(ids, starts, bounds, w_in, w_out, offsets, rows, keep, cum_table, guide, rng_state,
-                       update_counts, window, negative, alpha, min_alpha, words_done, total_words, loss_every)
-    cbow_subword_chunk(...)                           # the same arguments, plus cbow_mean
+                       update_counts, window, negative, alpha, min_alpha, words_done, total_words, epochs, share,
+                       loss_every, pair_steps, ngram_divisor)
+    cbow_subword_chunk(...)                           # the schedule's arguments as sgns's, then cbow_mean
     sgns_subword_update(w_in, w_out, rows, targets, n_targets, lr)    # one centre's step, as the chunk takes it
     cbow_subword_sentence(w_in, w_out, offsets, rows, sentence, spans, targets, n_targets, lr, window, cbow_mean)
     compose(w_in, offsets, rows, words)               # (W,) word ids -> (W, D) their composed vectors
@@ -31,7 +32,8 @@ first h, as kernels.py's word2vec HogBatch does, scored ~0.006 lower on WordSim-
 and ~0.5 point lower on Google analogies on gcide, seeds 1-3.) One more
 difference from gensim only: gensim's skip-gram divides the rows' sum by the n-gram count alone;
 fastText and these kernels by the number of rows (n-grams + 1), so a word's training input is
-exactly the composed vector it is queried by.
+exactly the composed vector it is queried by. Both of gensim's ways are switches (`pair_steps`,
+`ngram_divisor`; docs/benchmarks.md measures them against gensim).
 
 CBOW defers its input steps within a sentence (the same idea on a window that slides): each word
 position's rows are summed once, when it enters the window, into that position's sum S_j; a centre's
@@ -89,43 +91,63 @@ def _add_to_rows(w_in, rows, a, b, grad):
 
 
 @njit(inline="always", fastmath=FASTMATH)
-def _centre_step(w_in, w_out, rows, a, b, targets, n_targets, B, lr, hidden, step, grad, want_loss):
+def _compose_hidden(w_in, rows, a, b, hidden, scale):
+    """hidden[0] = scale × the sum of the rows rows[a:b] of w_in."""
+    for d in range(w_in.shape[1]):
+        hidden[0, d] = 0.0
+    _add_mean(w_in, rows, a, b, hidden, 0)
+    for d in range(w_in.shape[1]):
+        hidden[0, d] *= scale
+
+
+@njit(inline="always", fastmath=FASTMATH)
+def _centre_step(w_in, w_out, rows, a, b, targets, n_targets, B, lr, hidden, step, grad, want_loss, pair_steps,
+                 ngram_divisor):  # fmt: skip
     """The skip-gram steps of a centre word whose input rows are rows[a:b], pair by pair, in place.
 
-    h = mean of those rows (D,); context c < B predicts targets[c, 0] (its output row) against the
+    h = the sum of those m rows / m (D,) (/ (m - 1) with ngram_divisor: gensim's skip-gram divides by
+    the n-gram count alone); context c < B predicts targets[c, 0] (its output row) against the
     noise rows targets[c, 1:n_targets[c]], loss L_c = -log σ(u_c0·h) - Σ_k log σ(-u_ck·h). Pair c's
-    step s_c = -lr ∂L_c/∂h moves every input row by s_c, so h by s_c: h moves at once and the next
-    pair is taken there, as fastText's and gensim's, while the rows take the summed steps once at the
-    end. Scratch: step, grad (D,). Returns Σ_c L_c (0.0 unless want_loss).
+    step s_c = -lr ∂L_c/∂h moves every input row by s_c, so h by (m / divisor) s_c: h moves at once
+    and the next pair is taken there, as fastText's and gensim's, while the rows take the summed
+    steps once at the end. With pair_steps, gensim's and fastText's order itself: the rows take
+    each pair's step at once and h is summed again from them for the next pair (2m row passes a
+    pair instead of a centre). Scratch: step, grad (D,). Returns Σ_c L_c (0.0 unless want_loss).
     """
     D = w_in.shape[1]
+    m = b - a
+    divisor = m - 1 if ngram_divisor and m > 1 else m
+    scale = np.float32(1.0 / divisor)
+    move = np.float32(m / divisor)  # h's move when every row takes a step: 1 unless ngram_divisor
     for d in range(D):
-        hidden[0, d] = 0.0
         grad[d] = 0.0
-    _add_mean(w_in, rows, a, b, hidden, 0)
-    scale = np.float32(1.0 / (b - a))
-    for d in range(D):
-        hidden[0, d] *= scale
+    _compose_hidden(w_in, rows, a, b, hidden, scale)
     loss = 0.0
     for c in range(B):
+        if pair_steps and c > 0:
+            _compose_hidden(w_in, rows, a, b, hidden, scale)
         for d in range(D):
             step[d] = 0.0
         loss += ns_update(hidden, 0, w_out, targets[c], n_targets[c], lr, step, want_loss)
-        for d in range(D):
-            hidden[0, d] += step[d]  # h as its rows would be after this pair
-            grad[d] += step[d]
-    _add_to_rows(w_in, rows, a, b, grad)
+        if pair_steps:
+            _add_to_rows(w_in, rows, a, b, step)
+        else:
+            for d in range(D):
+                hidden[0, d] += move * step[d]  # h as its rows would be after this pair
+                grad[d] += step[d]
+    if not pair_steps:
+        _add_to_rows(w_in, rows, a, b, grad)
     return loss
 
 
 @njit(nogil=True, cache=True)
-def sgns_subword_update(w_in, w_out, rows, targets, n_targets, lr):
+def sgns_subword_update(w_in, w_out, rows, targets, n_targets, lr, pair_steps=False, ngram_divisor=False):
     """One skip-gram step in place, as the kernel takes it for a centre word: input rows `rows` (m,),
     context b predicting targets[b, 0] against targets[b, 1:n_targets[b]] (B, K+1). Returns the loss."""
     hidden = np.empty((1, w_in.shape[1]), np.float32)
     step, grad = np.empty(w_in.shape[1], np.float32), np.empty(w_in.shape[1], np.float32)
     return _centre_step(w_in, w_out, rows, 0, rows.shape[0], targets, n_targets, targets.shape[0], lr, hidden, step,
-                        grad, True)  # fmt: skip
+                        grad, True, pair_steps, ngram_divisor)  # fmt: skip
 
 
 @njit(inline="always")
@@ -253,10 +275,10 @@ def cbow_subword_sentence(w_in, w_out, offsets, rows, sentence, spans, targets, 
 
 @njit(nogil=True, parallel=True, cache=True, fastmath=FASTMATH)
 def sgns_subword_chunk(ids, starts, bounds, w_in, w_out, offsets, rows, keep, cum_table, guide, rng_state,
-                       update_counts, window, negative, alpha, min_alpha, words_done, total_words,
-                       loss_every):  # fmt: skip
+                       update_counts, window, negative, alpha, min_alpha, words_done, total_words, epochs, share,
+                       loss_every, pair_steps, ngram_divisor):  # fmt: skip
     """Skip-gram with subwords on one Chunk, in place: kernels.sgns_chunk's arguments and result,
-    plus each word's input rows (offsets (V+1,), rows (V + N,))."""
+    plus each word's input rows (offsets (V+1,), rows (V + N,)) and _centre_step's two variants."""
     P = bounds.shape[0] - 1
     stats = np.zeros((P, 3))
     for p in prange(P):
@@ -271,7 +293,7 @@ def sgns_subword_chunk(ids, starts, bounds, w_in, w_out, offsets, rows, keep, cu
         centres = 0
         for s in range(bounds[p], bounds[p + 1]):
             n, state = subsample(ids, starts[s], starts[s + 1], keep, sentence, state)
-            lr = lr_at(alpha, min_alpha, words_done + starts[s], total_words)
+            lr = lr_at(alpha, min_alpha, words_done + starts[s], total_words, epochs, share)
             for i in range(n):
                 span, state = window_span(window, state)
                 B = 0
@@ -289,7 +311,7 @@ def sgns_subword_chunk(ids, starts, bounds, w_in, w_out, offsets, rows, keep, cu
                 centres += 1
                 word = sentence[i]
                 loss = _centre_step(w_in, w_out, rows, offsets[word], offsets[word + 1], targets, n_targets, B, lr,
-                                    hidden, step, grad, want_loss)  # fmt: skip
+                                    hidden, step, grad, want_loss, pair_steps, ngram_divisor)  # fmt: skip
                 update_counts[p, word] += 1  # a row per thread: no increment lost to a race
                 if want_loss:
                     stats[p, 1] += loss
@@ -301,8 +323,8 @@ def sgns_subword_chunk(ids, starts, bounds, w_in, w_out, offsets, rows, keep, cu
 
 @njit(nogil=True, parallel=True, cache=True, fastmath=FASTMATH)
 def cbow_subword_chunk(ids, starts, bounds, w_in, w_out, offsets, rows, keep, cum_table, guide, rng_state,
-                       update_counts, window, negative, alpha, min_alpha, words_done, total_words, loss_every,
-                       cbow_mean):  # fmt: skip
+                       update_counts, window, negative, alpha, min_alpha, words_done, total_words, epochs, share,
+                       loss_every, cbow_mean):  # fmt: skip
     """CBOW with subwords on one Chunk, in place: sgns_subword_chunk's arguments and result, plus cbow_mean."""
     P = bounds.shape[0] - 1
     stats = np.zeros((P, 3))
@@ -325,7 +347,7 @@ def cbow_subword_chunk(ids, starts, bounds, w_in, w_out, offsets, rows, keep, cu
         centres = 0
         for s in range(bounds[p], bounds[p + 1]):
             n, state = subsample(ids, starts[s], starts[s + 1], keep, sentence, state)
-            lr = lr_at(alpha, min_alpha, words_done + starts[s], total_words)
+            lr = lr_at(alpha, min_alpha, words_done + starts[s], total_words, epochs, share)
             for i in range(n):  # the draws depend on no table value: all of them first, then the steps
                 spans[i], state = window_span(window, state)
                 n_targets[i], state = draw_targets(sentence[i], cum_table, guide, negative, targets[i], state)

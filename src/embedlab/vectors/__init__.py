@@ -3,6 +3,7 @@
 table.py       Vectors: key <-> row, read-only rows handed out, cached unit rows, neighbours, analogies
 tensors.py     the torch side of a table: its rows (and unit rows) as tensors on a device, to(device)
 query.py       queries as written: "king - man + woman", gensim's positive/negative lists, the query vector
+keys.py        a word's key in any table (itself, or its byte-level piece "Ġ" + word); the themed words it holds
 neighbors.py   Neighbors: the ranked answer of a query, saying how it was got
 subword.py     SubwordVectors: fastText's word and n-gram bucket rows, a vector for any word; load()
 similarity.py  pure functions: cosine / dot / euclidean scores, exact top-k and search, 3CosMul, read-only views
@@ -13,6 +14,7 @@ scoring.py     each benchmark item scored by one table (pairs' cosines, question
 intervals.py   seeded bootstrap intervals of benchmark scores; paired comparison of two tables (compare_benchmarks)
 stats.py       Spearman and Pearson correlation (scipy's values), ranks with ties
 frequency.py   corpus-frequency bands (BANDS, band) and splitting rows into them
+shrink.py      rare rows shrunk toward a prior (their n-grams' mean, or the mean row) by their counts
 analysis.py    norms vs frequency, anisotropy, a·b taken apart, rotation check
 projection.py  PCA or UMAP maps, a whole table's principal axes, frames aligned by Procrustes
 compare.py     two tables key by key: Procrustes alignment, displacement, neighbour overlap (Jaccard@k)

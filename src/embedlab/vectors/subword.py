@@ -52,6 +52,7 @@ from embedlab.vectors import io
 from embedlab.vectors import similarity as sim
 from embedlab.vectors.io.fasttext import FastTextModel, read_fasttext, write_fasttext
 from embedlab.vectors.io.floret import write_floret_text
+from embedlab.vectors.io.run import RUN_SUBWORDS, read_run_table, read_subwords
 from embedlab.vectors.io.table import check_finite
 from embedlab.vectors.similarity import read_only
 from embedlab.vectors.table import Vectors
@@ -348,20 +349,13 @@ def load(name_or_path: str | Path) -> Vectors:
     the bucket rows memory-mapped; a floret run's, whose subwords.safetensors has no word_rows and
     says its hash_count, in floret's mode), else Vectors.load."""
     path = Path(check_path(name_or_path, "a table's name or path"))
-    if path.is_dir() and file_exists(path / io.RUN_SUBWORDS, "a subword run's rows"):
-        table = io.read_table(path)  # the whole words, their counts (and composed vectors, made again here)
-        stamp = FileStamp.of(path / io.RUN_SUBWORDS)  # before the mapping: a change after it shows
-        arrays, meta = io.map_safetensors(path / io.RUN_SUBWORDS)
-        try:
-            hash_count = int(meta["hash_count"]) if "hash_count" in meta else None  # floret's mode
-            names = ("ngram_rows", "bucket_counts") if hash_count else ("word_rows", "ngram_rows", "bucket_counts")
-            rows = {name: arrays[name] for name in names}
-            min_n, max_n = int(meta["min_n"]), int(meta["max_n"])
-        except (KeyError, ValueError) as err:
-            raise FileFormatError(f"{path / io.RUN_SUBWORDS}: not a subword run's rows (no {err})") from None
-        subwords = SubwordVectors(table.keys, rows.get("word_rows"), rows["ngram_rows"], table.counts, min_n=min_n,
-                                  max_n=max_n, name=str(name_or_path), bucket_counts=rows["bucket_counts"],
-                                  hash_count=hash_count)  # fmt: skip
+    if path.is_dir() and file_exists(path / RUN_SUBWORDS, "a subword run's rows"):
+        table = read_run_table(path)  # the whole words, their counts (and composed vectors, made again here)
+        stamp = FileStamp.of(path / RUN_SUBWORDS)  # before the mapping: a change after it shows
+        rows = read_subwords(path)
+        subwords = SubwordVectors(table.keys, rows.word_rows, rows.ngram_rows, table.counts, min_n=rows.min_n,
+                                  max_n=rows.max_n, name=str(name_or_path), bucket_counts=rows.bucket_counts,
+                                  hash_count=rows.hash_count)  # fmt: skip
         subwords.mapped = stamp
         return subwords
     if path.is_file() and io.detect_format(path) == "fasttext":
