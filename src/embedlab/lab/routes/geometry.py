@@ -26,7 +26,6 @@ router = APIRouter(prefix="/api/geometry", tags=["geometry"])
 
 K = Annotated[int, Query(ge=1, le=MAX_K, description=f"answers, 1..{MAX_K}")]
 Word = Annotated[str, Query(min_length=1, max_length=MAX_TEXT)]
-Kept = Annotated[str | None, Query(min_length=1, max_length=MAX_TEXT, description="kept if the table has its keys")]
 Metric = Annotated[
     str, Query(pattern="^(" + "|".join(LIMITS["metrics"]) + ")$", description="cosine, dot or euclidean")
 ]
@@ -48,6 +47,9 @@ def solve(vectors: TableDep, expression: Word, k: K = 5, metric: Metric = "cosin
 def two_keys(vectors: TableDep, a: Word, b: Word) -> PairView:
     """a·b, ‖a‖, ‖b‖, cos θ, θ and ‖a − b‖ for two keys' rows."""
     return pair(vectors, a, b)
+
+
+Kept = Annotated[str | None, Query(min_length=1, max_length=MAX_TEXT, description="kept if the table has its keys")]
 
 
 @router.get("/defaults", response_model=answer_model(Defaults))
