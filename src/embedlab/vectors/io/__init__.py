@@ -25,6 +25,7 @@ from embedlab.vectors.io.benchmarks import read_analogies, read_pairs
 from embedlab.vectors.io.formats import (
     EXTENSIONS,
     FORMATS,
+    RUN_SETTINGS,
     RUN_SUBWORDS,
     RUN_TABLE,
     SUBWORD_FORMATS,
@@ -41,6 +42,7 @@ from embedlab.vectors.io.table import Table, first_duplicate
 __all__ = [
     "EXTENSIONS",
     "FORMATS",
+    "RUN_SETTINGS",
     "RUN_SUBWORDS",
     "RUN_TABLE",
     "SUBWORD_FORMATS",

@@ -28,6 +28,7 @@ SUBWORD_FORMATS = ("fasttext", "floret")  # written by SubwordVectors.save: a pl
 WRITE_ONLY_EXTENSIONS = {".floret": "floret"}  # floret's text vectors: written for spaCy, not read back
 RUN_TABLE = "vectors.safetensors"  # the table inside an `embedlab train` output folder
 RUN_SUBWORDS = "subwords.safetensors"  # a subword run's word and bucket rows, beside RUN_TABLE
+RUN_SETTINGS = "run.json"  # the run's settings ("config"): what its table was trained with
 # file extension -> format, for reading and writing; a path without one is a projector folder on write
 EXTENSIONS = {
     ".txt": "word2vec",
