@@ -21,8 +21,12 @@ def plot_data(page, selector: str) -> list[dict]:
     return page.evaluate("s => JSON.parse(JSON.stringify(document.querySelector(s).data))", selector)
 
 
-def test_lookup_follows_the_chosen_token(open_sim, minilm_vectors):
+def test_lookup_follows_the_chosen_token(open_sim, minilm_vectors, map_labels):
     page = open_sim("lookup")
+    page.wait_for_selector("#lookup-map .annotation-text")
+    texts, overlapping = map_labels(page, "#lookup-map")
+    points = sum(len(t["x"]) for t in plot_data(page, "#lookup-map")[:-1])  # the ring is no word of its own
+    assert overlapping == [] and "king" in texts and len(texts) >= points // 2  # most words named, none on another
     king = minilm_vectors.index_of("king")
     assert f"row {king:,} of 30,522" in page.inner_text("#lookup-row-caption")
     assert page.inner_text("#lookup-difference").endswith("over all 384 columns = 0")
@@ -34,6 +38,9 @@ def test_lookup_follows_the_chosen_token(open_sim, minilm_vectors):
     assert bars["y"] == pytest.approx(minilm_vectors.get_vector("paris").tolist(), abs=ROW_FLOAT32)
     marked = plot_data(page, "#lookup-map")[-1]  # the ring around the chosen token's point
     assert marked["customdata"] == ["paris"]
+    page.wait_for_function("() => [...document.querySelectorAll('#lookup-map .annotation-text')]"
+                           ".some((n) => n.textContent === 'paris')")  # fmt: skip
+    assert map_labels(page, "#lookup-map")[1] == []
     assert page.inner_text("#lookup-chips button.selected") == "paris"
     assert page.inner_text("#lookup-looked-up").startswith(f"E[{paris}]")
 
