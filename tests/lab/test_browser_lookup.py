@@ -9,6 +9,8 @@ import math
 import pytest
 
 from embedlab.data.themes import THEMES
+from embedlab.vectors import Vectors
+from embedlab.vectors.frequency import word_rows
 
 ROW_FLOAT32 = 1e-6  # a float32 row sent as JSON and read back by plotly
 LESSON_GROUPS = ["animals", "colours", "buildings", "function words"]  # cat, dog, house, building, "the"
@@ -79,10 +81,12 @@ def test_the_map_shows_the_themes_ticked(open_sim):
     assert page.is_disabled('#lookup-themes input[data-theme="animals"]')  # the last group ticked stays ticked
 
 
-def test_size_heat_map_follows_its_table_and_start(open_sim, minilm_vectors):
+def test_size_heat_map_follows_its_table_and_start(open_sim, minilm_vectors, lab_run):
     page = open_sim("size")
     [heat] = plot_data(page, "#size-heatmap")
-    assert heat["y"] == minilm_vectors.index_to_key[:32] and len(heat["z"][0]) == 64
+    start = minilm_vectors.index_of("the")  # 1996: the first word, past [PAD], 998 [unused…] and 997 characters
+    assert heat["y"] == minilm_vectors.index_to_key[start : start + 32] and len(heat["z"][0]) == 64
+    assert page.input_value("#size-start") == str(start)  # the page says where it opened
     page.fill("#size-start", "2000")
     page.wait_for_function(
         "() => document.querySelector('#size-slice-caption').innerText.startsWith('rows 2,000–2,031')"
@@ -94,3 +98,6 @@ def test_size_heat_map_follows_its_table_and_start(open_sim, minilm_vectors):
     page.wait_for_function("() => document.querySelector('#size-slice-caption').innerText.includes('wiki-run')")
     [heat] = plot_data(page, "#size-heatmap")
     assert len(heat["z"][0]) == 32  # the run's rows are 32 wide: the 64 columns asked for are cut to 32
+    run = Vectors.load(lab_run)  # another table opens on its own first word, not on row 2,000
+    first = word_rows(run.index_to_key, 1)[0]
+    assert page.input_value("#size-start") == str(first) and heat["y"][0] == run.index_to_key[first]

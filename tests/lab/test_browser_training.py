@@ -47,7 +47,7 @@ def test_a_run_started_from_the_page_moves_the_map(open_sim, map_labels):
     assert set(drawn) == set(state["tokens"])
     page.wait_for_selector("#train-map .annotation-text")
     texts, overlapping = map_labels(page, "#train-map")
-    assert overlapping == [] and set(texts) <= set(drawn) and len(texts) >= len(drawn) // 3  # named, none piled
+    assert overlapping == [] and set(texts) <= set(drawn) and len(texts) >= 10  # named, none on another
     for token, xy in zip(state["tokens"], state["frames"][-1]["coordinates"], strict=True):
         assert drawn[token] == pytest.approx(xy, rel=1e-9)  # the map shows the last frame's numbers
 
