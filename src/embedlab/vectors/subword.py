@@ -389,5 +389,5 @@ def run_training(folder: Path) -> dict | None:
     settings = folder / io.RUN_SETTINGS
     if not file_exists(settings, "a run's settings"):
         return None
-    record = read_json(settings, "embedlab run", "train the run again", keys=("config",))
+    record = read_json(settings, "embedlab run", "remove the folder, or train again in another one", keys=("config",))
     return training_of_run(record["config"], str(settings))
