@@ -1,10 +1,13 @@
 """Shared fixtures: the real MiniLM model folder and its transformers oracle, a CLI runner, and
-enwiki-sample as text files for training runs."""
+enwiki-sample as text files for training runs; `once`, which makes a session's file once a run
+however many pytest-xdist workers ask for it."""
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import os
+from pathlib import Path
 
 import pytest
 
@@ -68,23 +71,58 @@ def minilm_keyed(minilm_vectors):
 
 
 @pytest.fixture(scope="session")
-def wiki_text(tmp_path_factory):
+def shared_tmp(tmp_path_factory) -> Path:
+    """A folder every pytest-xdist worker of this run shares (without xdist, the session's own)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def once(shared_tmp):
+    """once(name, make) -> shared_tmp/name, made by make(path) in the first worker to ask; the others
+    wait on a lock and reuse it. `make test` runs two workers, and a session fixture otherwise runs
+    in each: the enwiki text parsed twice, the lab's run trained twice, its cache filled twice."""
+
+    def get(name: str, make) -> Path:
+        path, done = shared_tmp / name, shared_tmp / f"{name}.done"
+        with open(shared_tmp / f"{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if make raised
+            if not done.exists():
+                make(path)
+                done.touch()
+        return path
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def wiki_text(once):
     """enwiki-sample's lines as a text file: the same words, so the same tables (tests/train/test_run.py
     checks this), without parsing the XML dump again (~5 s) for every training run."""
     from embedlab.data.corpora import open_corpus
 
-    path = tmp_path_factory.getbasetemp() / "enwiki-sample.txt"
-    path.write_text("".join(f"{line}\n" for line in open_corpus("enwiki-sample")), encoding="utf-8")
-    return path
+    def make(path: Path) -> None:
+        path.write_text("".join(f"{line}\n" for line in open_corpus("enwiki-sample")), encoding="utf-8")
+
+    return once("enwiki-sample.txt", make)
 
 
 @pytest.fixture(scope="session")
-def small_text(wiki_text, tmp_path_factory):
+def small_text(wiki_text, once):
     """The first 3,000 lines of enwiki-sample: ~100,000 words, ~3,500 of them in the vocabulary."""
-    path = tmp_path_factory.mktemp("small") / "wiki-3k.txt"
-    with open(wiki_text, encoding="utf-8") as f:
-        path.write_text("".join(itertools.islice(f, 3000)), encoding="utf-8")
-    return path
+
+    def make(path: Path) -> None:
+        with open(wiki_text, encoding="utf-8") as f:
+            path.write_text("".join(itertools.islice(f, 3000)), encoding="utf-8")
+
+    return once("wiki-3k.txt", make)
+
+
+@pytest.fixture(scope="session")
+def lab_cache(once):
+    """The lab's cache folder for the run (subword vocabularies, live runs, maps): one for every worker,
+    so what one worker's lab computes, the other's reuses (its entries are written atomically)."""
+    return once("lab-cache", lambda path: path.mkdir())
 
 
 @pytest.fixture(scope="session")
@@ -201,14 +239,18 @@ def float32_bounds():
     )
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which turns the groups into nodeid suffixes
 def pytest_collection_modifyitems(config, items):
-    """The tests that share the session's races are slow (the races take a minute each), and under
-    pytest-xdist they run on one worker, so each race is run once, not once a worker (`make test`'s
-    `--dist loadgroup` keeps a group together)."""
+    """Groups for `make test`'s `-n 2 --dist loadgroup`: a worker runs a group whole, so a fixture
+    shared within it is made once a run, not once a worker. The tests sharing the session's races form
+    one group (and are slow: the races take a minute each); every other test goes with its module,
+    whose module-scoped fixtures (a trained table, a vision run) would otherwise run on both workers."""
     for item in items:
         if {"small_race", "tiny_sweep"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("races"))
             item.add_marker(pytest.mark.slow)
+        elif not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 def _at_once(n: int, attempt) -> list[BaseException | None]:

@@ -29,6 +29,7 @@ NEVER = {
     "data": {"layers", "models", "tokenizer", "vectors", "train", "sims", "lab", "cli"},
     "sims": {"lab", "cli"},
     "lab": {"cli"},
+    "cli": {"sims"},  # the command line reaches the library, never a lab page's module
 }
 ONLY_IN = {"fastapi": "lab", "starlette": "lab", "uvicorn": "lab", "typer": "cli", "rich": "cli"}
 # rich renders tables and bars: the library logs, only the command line prints (uvicorn is started there too)
@@ -65,6 +66,16 @@ def test_imports_run_down_the_spine(path):
         top = parts[0]
         if top in ONLY_IN and (top, package) not in ALSO_ALLOWED:
             assert package == ONLY_IN[top], f"{top} is imported by {path.relative_to(PACKAGE)}"
+
+
+def test_only_the_lab_imports_sims():
+    """sims/ is the library side of the lab's pages and nothing else's: what the command line (or any
+    other package) needs lives below it, in models/, vectors/, advise/ ..."""
+    for path in _modules():
+        if _package(path) in {"sims", "lab"}:
+            continue
+        pages = sorted(name for name in _imports(path) if name.split(".")[:2] == ["embedlab", "sims"])
+        assert not pages, f"{path.relative_to(PACKAGE)} imports {pages}: move what it needs out of sims/"
 
 
 def test_no_module_imports_anothers_private_names():
@@ -162,8 +173,10 @@ def test_the_circle_finder_finds_circles_and_only_circles():
 
 def test_imports_are_resolved_to_modules_inside_functions_too():
     imports = _embedlab_imports(PACKAGE / "train" / "run.py")
-    assert {"embedlab", "embedlab.train.config", "embedlab.vectors.io", "embedlab.vectors.evaluate"} <= imports
+    assert {"embedlab.train.config", "embedlab.vectors.io", "embedlab.vectors.evaluate"} <= imports
     assert "embedlab.vectors" in imports  # `from embedlab.vectors import Vectors` runs the package's __init__
+    assert "embedlab.vectors.io.run" in imports  # `from embedlab.vectors.io import run as run_files`: a module
+    assert "embedlab" in _embedlab_imports(PACKAGE / "vectors" / "io" / "run.py")  # from embedlab import __version__
 
 
 @pytest.mark.parametrize("init", sorted(PACKAGE.glob("*/__init__.py")), ids=lambda p: p.parent.name)

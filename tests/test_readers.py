@@ -29,13 +29,13 @@ from embedlab.data.fashion import read_idx
 from embedlab.errors import EmbedlabError, FileFormatError
 from embedlab.models.pretrained import load_input_embedding
 from embedlab.sims.arena import ArenaLab
-from embedlab.sims.gradients import read_update_counts
 from embedlab.tokenizer import BPE, FastTokenizer, load_tokenizer
 from embedlab.train.checkpoint import load_checkpoint
 from embedlab.train.config import RunConfig
 from embedlab.train.run import train
 from embedlab.vectors.io import read_analogies, read_pairs, read_table
 from embedlab.vectors.io.benchmarks import read_pair_table
+from embedlab.vectors.io.run import read_update_counts
 
 _rng = np.random.default_rng(0)
 _torch_file = io.BytesIO()

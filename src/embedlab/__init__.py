@@ -16,13 +16,13 @@ Packages and modules, lowest first (the data flow of DESIGN.md):
     embedlab.sizing     parameter and memory arithmetic, model presets (layout, presets, model)
     embedlab.data       everything built in, found by name: models, corpora, benchmarks, images, themes
     embedlab.layers     PyTorch modules, one concept each: token, position, segment, recipes, patch, head
-    embedlab.models     whole models from layers: HuggingFace folders, the input pipeline, TinyLM
+    embedlab.models     whole models from layers: HuggingFace folders, the input pipeline, a word in context, TinyLM
     embedlab.tokenizer  reference BPE, HuggingFace tokenizers behind one interface, word vocabularies
-    embedlab.vectors    Vectors: neighbours, analogies, benchmarks, analysis, file formats
+    embedlab.vectors    Vectors: neighbours, analogies, benchmarks, analysis, file formats, the run folder
     embedlab.train      training runs: RunConfig, jobs (word2vec, lm), checkpoints, resume, ranks
     embedlab.graphs     graph nodes as rows: random walks (DeepWalk, node2vec) -> skip-gram -> a node table
     embedlab.advise     lesson 001's decision chart walked: a recipe, its sizes, this project's evidence
-    embedlab.sims       the library side of each lab page
+    embedlab.sims       the library side of each lab page, and nothing else's (only the lab imports it)
     embedlab.lab        the web lab (FastAPI)
     embedlab.cli        the `embedlab` command (Typer); `python -m embedlab` runs it too
 """

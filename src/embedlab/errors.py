@@ -42,6 +42,11 @@ class InvalidValueError(EmbedlabError, ValueError):
         self.param = param  # the library's name of the bad value, or None
 
 
+class DivergedError(InvalidValueError):
+    """A training run whose rows went to NaN or ±inf (its learning rate too high): the run records
+    itself as diverged, with this message, and writes no table a reader would refuse."""
+
+
 class UnknownNameError(EmbedlabError, KeyError):
     """A name (model, preset, recipe, ...) that is not among the known ones."""
 

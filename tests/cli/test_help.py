@@ -139,7 +139,7 @@ def test_choices_are_the_librarys():
     from embedlab.arena import flops, runner, strategies
     from embedlab.cli import choices
     from embedlab.hashing import murmur
-    from embedlab.sims import context
+    from embedlab.models import context
     from embedlab.tokenizer import bpe, pretokenize
     from embedlab.train import config
     from embedlab.vectors import intervals, io, similarity, table

@@ -33,33 +33,31 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-network
 
 
 @pytest.fixture(scope="session")
-def lab_run(small_text, tmp_path_factory):
+def lab_run(small_text, once):
     """A word2vec run folder (sgns, dim 32, 2 epochs on 3,000 lines of enwiki-sample), served as "wiki-run"."""
     from embedlab.train import RunConfig, train
 
-    out = tmp_path_factory.mktemp("lab") / "wiki-run"
-    train(RunConfig(corpus=str(small_text), method="sgns", dim=32, epochs=2, threads=1), out, evaluate=False)
-    return out
+    def make(out: Path) -> None:
+        train(RunConfig(corpus=str(small_text), method="sgns", dim=32, epochs=2, threads=1), out, evaluate=False)
+
+    return once("wiki-run", make)
 
 
 @pytest.fixture(scope="session")
-def subword_bin(small_text, tmp_path_factory):
+def subword_bin(small_text, once):
     """A subword table the fastText tool trained on the 3,000 lines (skipgram, dim 16, 1 epoch, min
     count 2, 10,000 buckets, n-grams 4-6; under a second): wiki-ft.bin, served as "wiki-ft.bin"."""
     tool = shutil.which("fasttext")
     assert tool, "the subword lab tests need the fastText 0.9.2 tool: apt-get install fasttext"
-    out = tmp_path_factory.mktemp("fasttext") / "wiki-ft"
-    command = [tool, "skipgram", "-input", str(small_text), "-output", str(out), "-dim", "16", "-epoch", "1"]
-    command += ["-minn", "4", "-maxn", "6"]  # 4: a word of one character ("<q>") has no n-gram, a real case
-    command += ["-minCount", "2", "-bucket", "10000", "-thread", "1", "-verbose", "0"]
-    subprocess.run(command, check=True, capture_output=True)
-    return out.with_suffix(".bin")
 
+    def make(folder: Path) -> None:
+        folder.mkdir()
+        command = [tool, "skipgram", "-input", str(small_text), "-output", str(folder / "wiki-ft"), "-dim", "16"]
+        command += ["-epoch", "1", "-minn", "4", "-maxn", "6"]  # 4: a one-character word ("<q>") has no n-gram
+        command += ["-minCount", "2", "-bucket", "10000", "-thread", "1", "-verbose", "0"]
+        subprocess.run(command, check=True, capture_output=True)
 
-@pytest.fixture(scope="session")
-def lab_cache(tmp_path_factory):
-    """The lab's cache folder for the session (subword vocabularies, live runs): one per test run."""
-    return tmp_path_factory.mktemp("lab-cache")
+    return once("fasttext", make) / "wiki-ft.bin"
 
 
 @pytest.fixture(scope="session")

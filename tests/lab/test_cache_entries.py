@@ -91,16 +91,20 @@ def _arena_error(client) -> tuple[int, str]:
     return answer.status_code, answer.json().get("error", "")
 
 
+@pytest.mark.parametrize("where", ["full", "quick"])  # the page reads both races
 @pytest.mark.parametrize(("path", "wrong", "says"), RACE_DAMAGE, ids=[f"{p[0]}-{w}" for p, w, _ in RACE_DAMAGE])
-def test_a_damaged_race_result_is_an_error_never_data(own_client, cache, path, wrong, says):
-    folder = cache / "arena" / "quick"
+def test_a_damaged_race_result_is_an_error_never_data(own_client, cache, path, wrong, says, where):
+    folder = cache / "arena" / where
     folder.mkdir(parents=True, exist_ok=True)
     (folder / RESULTS_FILE).write_text(json.dumps(_set(recorded_race(), path, WRONG[wrong])))
     try:
         status, error = _arena_error(own_client)
         assert status >= 400 and str(folder / RESULTS_FILE) in error and says in error, (status, error)
         (folder / RESULTS_FILE).write_text(json.dumps(recorded_race()))  # the control: the same file whole
-        assert own_client.get("/api/arena").json()["source"] == "quick"
+        state = own_client.get("/api/arena").json()
+        assert state["source"] == ("full" if where == "full" else "recorded") and (state["quick"] is None) == (
+            where == "full"
+        )
     finally:
         shutil.rmtree(folder)
 
@@ -145,8 +149,8 @@ def test_a_quick_race_does_not_resume_from_a_damaged_run_or_setting(own_client, 
         setting = json.loads((folder / RACE_FILE).read_text())
         (folder / RACE_FILE).write_text(json.dumps(_set(setting, ("budget", "text_flops"), WRONG[wrong])))
         (folder / RUNS / "bytes-seed0.json").unlink()
-        state = _started(own_client)
-        assert state["status"] == "failed" and str(folder / RACE_FILE) in state["message"], state
-        assert "budget['text_flops'] holds" in state["message"], state
+        answer = own_client.post("/api/arena/start")  # a damaged setting is read before the start: refused at once
+        assert answer.status_code == 400 and str(folder / RACE_FILE) in answer.json()["error"], answer.text
+        assert "budget['text_flops'] holds" in answer.json()["error"], answer.text
     finally:
         shutil.rmtree(folder)

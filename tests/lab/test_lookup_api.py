@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from embedlab.sims.lookup import THEMES, themed_keys
+from embedlab.sims.lookup import THEMES
+from embedlab.vectors.keys import themed_keys
 
 KING = {"table": "minilm", "token": "king"}
 

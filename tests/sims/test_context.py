@@ -1,4 +1,6 @@
-"""Static vs contextual: one word through every layer of MiniLM, against the encoder's own states."""
+"""Static vs contextual: one word through every layer of MiniLM, against the encoder's own states
+(models/context.py), and the lab page's caps (sims/context.py). The file keeps its place: docs/lessons.md
+cites its tests by path."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ import torch
 import torch.nn.functional as F
 
 from embedlab.errors import InvalidValueError
-from embedlab.sims.context import MAX_OCCURRENCES, ContextModel, check_text, find_word, page_answer
+from embedlab.models.context import ContextModel, check_text, find_word
+from embedlab.sims.context import MAX_OCCURRENCES, page_answer
 
 RIVER = "he sat on the river bank and watched the water"
 MONEY = "she paid the cheque into the bank"

@@ -22,7 +22,6 @@ from embedlab.sims.gradients import (
     has_update_counts,
     optimizer_tables,
     parse_ids,
-    read_update_counts,
     run_updates,
     served_updates,
     start_table,
@@ -30,8 +29,8 @@ from embedlab.sims.gradients import (
     two_steps,
     updates_by_frequency,
 )
-from embedlab.train.run import UPDATE_COUNTS
 from embedlab.vectors import Vectors
+from embedlab.vectors.io.run import UPDATE_COUNTS, read_update_counts
 
 EXACT64 = 1e-12  # float64 sums of a few terms, in torch's order vs ours
 ADAM64 = 1e-12  # Adam's update in float64: the same few operations, in another order

@@ -19,12 +19,11 @@ from embedlab.sims.lookup import (
     lookup_row,
     neighbourhood_slice,
     one_hot_lookup,
-    resolve_key,
     table_slice,
-    themed_keys,
     themed_map,
 )
 from embedlab.vectors import Vectors
+from embedlab.vectors.keys import themed_keys
 
 PCA_AGREEMENT = 1e-4  # float32 coordinates of float64 PCA against scikit-learn's float64 SVD
 
@@ -43,17 +42,6 @@ def lesson():
 def minilm_vocab(minilm_dir):
     """MiniLM's vocab.txt: the line number of a piece is its token id."""
     return (minilm_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
-
-
-def test_words_resolve_to_plain_or_bpe_keys():
-    bpe = Vectors(["Ġking", "queen", "Ġqueen"], np.eye(3), name="bpe")
-    assert resolve_key(bpe, "king") == "Ġking"
-    assert resolve_key(bpe, "queen") == "queen"  # a key of its own wins over the BPE form
-    with pytest.raises(KeyError, match="unknown key 'kingg'.*closest"):
-        resolve_key(bpe, "kingg")
-    assert themed_keys(bpe) == [("king", "Ġking", "people"), ("queen", "queen", "people")]
-    accented = Vectors(["ĠcafÃ©"], np.eye(1), name="bytes")  # a byte-level piece: é is two stand-ins
-    assert resolve_key(accented, "café") == "ĠcafÃ©"
 
 
 def test_lookup_is_the_lessons_row(lesson):

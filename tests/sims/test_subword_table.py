@@ -25,11 +25,6 @@ def wiki_lines(wiki_text):
 
 
 @pytest.fixture(scope="module")
-def ladder(wiki_text, tmp_path_factory):
-    return VocabularyLadder.open(open_corpus(wiki_text), tmp_path_factory.mktemp("ladder"))
-
-
-@pytest.fixture(scope="module")
 def table(ladder, wiki_lines):
     return measure(ladder, wiki_lines)
 

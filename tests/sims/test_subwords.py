@@ -30,12 +30,6 @@ def wiki_lines(wiki_text):
     return [line for i, line in enumerate(open_corpus(wiki_text)) if i % 10 != 9]
 
 
-@pytest.fixture(scope="module")
-def ladder(wiki_text, tmp_path_factory):
-    """The real ladder (1K, 8K, 32K) on enwiki-sample's lines."""
-    return VocabularyLadder.open(open_corpus(wiki_text), tmp_path_factory.mktemp("ladder"))
-
-
 @pytest.fixture
 def tiny_corpus(wiki_text, tmp_path):
     path = tmp_path / "tiny.txt"

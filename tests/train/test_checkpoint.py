@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from embedlab.errors import FileFormatError, MissingDataError
-from embedlab.train.checkpoint import DAMAGED_RUN, load_checkpoint, save_checkpoint
+from embedlab.train.checkpoint import load_checkpoint, save_checkpoint
+from embedlab.vectors.io.run import DAMAGED_RUN
 
 
 def _saved(tmp_path):

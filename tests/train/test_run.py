@@ -24,7 +24,7 @@ from scipy.stats import spearmanr
 
 from embedlab.data.benchmarks import ANALOGY_BENCHMARKS, PAIR_BENCHMARKS
 from embedlab.data.corpora import open_corpus
-from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
+from embedlab.errors import DivergedError, FileFormatError, InvalidValueError, MissingDataError
 from embedlab.hashing import ngram_buckets
 from embedlab.train.checkpoint import load_checkpoint
 from embedlab.train.config import RunConfig
@@ -219,7 +219,7 @@ def test_a_crash_after_an_epoch_resumes_from_its_checkpoint_bit_for_bit(referenc
     config, out = RunConfig(corpus=str(wiki_text), **SETTINGS), tmp_path / "run"
     with pytest.raises(Crash):  # a checkpoint after every step
         train(config, out, evaluate=False, on_progress=crash_in_the_second_epoch, checkpoint_every=1e-9)
-    assert _status(out) == "running"
+    assert _status(out) == "failed"  # an exception is recorded (a kill -9 leaves "running": _kill_mid_epoch)
     _, meta = load_checkpoint(out / "checkpoint.pt")
     assert meta["epoch"] == 0 and meta["step"] > 0  # the cursor after epoch 0's last step
     train(config, out, resume=True, evaluate=False)
@@ -522,31 +522,33 @@ def test_a_damaged_run_json_is_named_not_a_traceback(small_text, tmp_path):
     assert (out / "run.json").read_text(encoding="utf-8") == "{not json"  # untouched
 
 
-DIVERGED_ROWS = np.array([[0.1, 0.2, 0.3], [0.4, np.nan, 0.6], [np.inf, 0.0, 0.0]], dtype=np.float32)
+def test_a_diverged_run_says_so_in_its_folder_and_keeps_nothing_else(small_text, tmp_path):
+    """A learning rate of 1e30 sends the rows to NaN within the first snapshot interval: the run stops
+    there (not at its end), run.json says why, and nothing that holds NaN, or could resume it, stays."""
+    config, out = RunConfig(corpus=str(small_text), dim=8, epochs=1, threads=1, lr=1e30), tmp_path / "run"
+    with pytest.raises(DivergedError, match=r"the watched rows at [\d,]+ words: row \d+ \('\w+'\) column \d+ holds"):
+        train(config, out, evaluate=False)
+    record = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert record["status"] == "diverged" and "lower learning rate" in record["reason"]
+    assert [p.name for p in out.iterdir()] == ["run.json"]
+    with pytest.raises(InvalidValueError, match=r"cannot resume: the watched rows at .* lower learning rate"):
+        train(config, out, resume=True, evaluate=False)
+    with pytest.raises(
+        InvalidValueError, match=r"already holds a run \(sgns on .*, diverged\); choose another folder$"
+    ):
+        train(config, out, evaluate=False)
 
 
-def test_a_diverged_table_is_refused_by_the_run_folders_writer(tmp_path):
-    """A run whose rows went to NaN (a learning rate too high) writes no table that every reader would
-    then refuse: the first bad row is named, with its key and column, and nothing is written."""
-    from embedlab.train.run import write_run_table
-    from embedlab.vectors.io import Table
+def test_a_run_that_fails_records_the_error_and_stays_resumable(small_text, tmp_path):
+    config, out = RunConfig(corpus=str(small_text), dim=8, epochs=1, threads=1), tmp_path / "run"
 
-    table = Table(["cat", "dog", "eel"], DIVERGED_ROWS, [3, 2, 1])
-    with pytest.raises(InvalidValueError, match=r"row 1 \('dog'\) column 1 holds nan; the run diverged .*lower"):
-        write_run_table(tmp_path, table)
-    assert list(tmp_path.iterdir()) == []
+    def fail(progress):
+        raise RuntimeError("disk on fire")
 
-
-@pytest.mark.parametrize("floret", [False, True])
-def test_diverged_subword_rows_are_refused_before_the_file_is_written(tmp_path, floret):
-    from embedlab.train.subwords import write_subwords
-
-    finite, counts = np.ones((2, 3), dtype=np.float32), np.zeros(3, dtype=np.int64)
-    word_rows, hash_count = (None, 2) if floret else (finite, None)
-    with pytest.raises(InvalidValueError, match=r"n-gram bucket rows\): row 1 column 1 holds nan; the run diverged"):
-        write_subwords(tmp_path / "s.safetensors", word_rows, DIVERGED_ROWS, counts, min_n=3, max_n=6,
-                       hash_count=hash_count)  # fmt: skip
-    if not floret:
-        with pytest.raises(InvalidValueError, match=r"\(word rows\): row 1 column 1 holds nan; the run diverged"):
-            write_subwords(tmp_path / "s.safetensors", DIVERGED_ROWS, finite, counts[:2], min_n=3, max_n=6)
-    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        train(config, out, evaluate=False, on_progress=fail)
+    record = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert record["status"] == "failed" and record["reason"] == "RuntimeError: disk on fire"
+    assert (out / "vocab.json").exists()  # unlike a diverged run's, its files stay for a resume
+    with pytest.raises(MissingDataError, match="stopped before its first checkpoint"):
+        train(config, out, resume=True, evaluate=False)  # the one thing missing here: a checkpoint

@@ -1,13 +1,12 @@
 """Subword training (fastText's model, and floret's): one step of each kernel against torch autograd,
 each word's input rows against embedlab.hashing one word at a time, exact row and bucket update
-counts, the composed table, determinism, and subwords.safetensors read back by safetensors itself."""
+counts, the composed table and determinism (subwords.safetensors: tests/vectors/test_run_folder.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from safetensors import safe_open
 
 from embedlab.errors import InvalidValueError
 from embedlab.hashing import ngram_buckets
@@ -15,7 +14,7 @@ from embedlab.train.config import RunConfig
 from embedlab.train.corpus import WordVocab
 from embedlab.train.kernels import METHODS
 from embedlab.train.subword_kernels import cbow_subword_sentence, compose, sgns_subword_update
-from embedlab.train.subwords import input_rows, write_subwords
+from embedlab.train.subwords import input_rows
 from embedlab.train.tables import init_tables
 from embedlab.train.word2vec import Word2VecJob
 
@@ -278,29 +277,6 @@ def test_a_floret_run_trains_its_buckets_and_composes_each_word_from_them(method
         ids = ngram_buckets(word, 3, 6, 5000, hash_count=2)
         want = a.state.w_in[ids].astype(np.float64).mean(0)
         np.testing.assert_allclose(composed[vocab.key_to_index[word]], want, atol=MEAN_ATOL, err_msg=word)
-
-
-def test_subwords_file_reads_back_with_safetensors(tmp_path):
-    w_in, _ = init_tables(6, 4, seed=0, buckets=10)
-    counts = np.arange(10, dtype=np.int64)
-    path = write_subwords(tmp_path / "subwords.safetensors", w_in[:6], w_in[6:], counts, min_n=2, max_n=5)
-    with safe_open(path, framework="np") as f:
-        assert f.metadata() == {"min_n": "2", "max_n": "5", "buckets": "10"}
-        np.testing.assert_array_equal(f.get_tensor("word_rows"), w_in[:6])
-        np.testing.assert_array_equal(f.get_tensor("ngram_rows"), w_in[6:])
-        np.testing.assert_array_equal(f.get_tensor("bucket_counts"), counts)
-    assert [p.name for p in tmp_path.iterdir()] == ["subwords.safetensors"]  # no temporary file left
-
-
-def test_a_floret_subwords_file_has_no_word_rows_and_says_its_hash_count(tmp_path):
-    rows, _ = init_tables(0, 4, seed=0, buckets=10, word_rows=False)
-    counts = np.arange(10, dtype=np.int64)
-    path = write_subwords(tmp_path / "subwords.safetensors", None, rows, counts, min_n=2, max_n=5, hash_count=3)
-    with safe_open(path, framework="np") as f:
-        assert f.metadata() == {"min_n": "2", "max_n": "5", "buckets": "10", "hash_count": "3"}
-        assert set(f.keys()) == {"ngram_rows", "bucket_counts"}
-        np.testing.assert_array_equal(f.get_tensor("ngram_rows"), rows)
-        np.testing.assert_array_equal(f.get_tensor("bucket_counts"), counts)
 
 
 @pytest.mark.parametrize(

@@ -249,13 +249,12 @@ def _save_bin(table, folder):
 
 def _save_run(table, folder):
     """A subword run folder as `embedlab train --subwords` leaves it: the table and subwords.safetensors."""
-    from embedlab.train.subwords import write_subwords
-    from embedlab.vectors.io import RUN_SUBWORDS, RUN_TABLE
+    from embedlab.vectors.io.run import RUN_SUBWORDS, RUN_TABLE, write_subwords
 
     out = folder / "run"
     out.mkdir()
     Vectors(table.index_to_key, table.vectors, table.counts).save(out / RUN_TABLE)
-    write_subwords(out / RUN_SUBWORDS, table.word_rows, table.ngram_rows, np.ones(BUCKETS, np.int64), min_n=MIN_N,
+    write_subwords(out, table.word_rows, table.ngram_rows, np.ones(BUCKETS, np.int64), min_n=MIN_N,
                    max_n=MAX_N, hash_count=table.hash_count)  # fmt: skip
     return out, out / RUN_SUBWORDS
 

@@ -7,6 +7,7 @@ project measured about it.
     advice.size.total_params                                                  # 24,576,000: 32,000 × 768, tied
     [b.question for b in advice.path]         # the chart's questions, in its order, and the ones added here
     advice.disagreements                      # where the chart and the measurements part ways
+    advice("text", params="7B", memory="2GiB")   # the same with sizes typed as text (the CLI, the lab)
 
 The chart's branches (the lesson's words, shortened):
     input          text -> token embeddings; image -> patch embeddings
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 
 from embedlab.advise import evidence as ev
 from embedlab.advise.evidence import Evidence
+from embedlab.advise.units import parse_bytes, parse_count
 from embedlab.data.races import recorded_race
 from embedlab.errors import InvalidValueError, check_choice, check_int
 from embedlab.sizing import BYTES_PER_PARAM, PRESETS, EmbeddingLayout, SizeReport, activation_bytes, count
@@ -120,6 +122,40 @@ def advise(
     if modality == "text":
         return _text(race, languages, params, seq_len, positions, width, width_branch, memory_budget, batch, dtype)
     return _image(race, params, image_size, detail, width, width_branch, memory_budget, batch, dtype)
+
+
+def advice(
+    modality: str = "text",
+    languages: int = 1,
+    params: str = "125M",
+    seq_len: int = 1024,
+    positions: str = "rotary",
+    image_size: int = 224,
+    detail: str = "standard",
+    memory: str = "",
+    batch: int = 1,
+    dtype: str = "fp32",
+    dim: int = 0,
+) -> Advice:
+    """`advise` with the sizes typed as text, as `embedlab advise` and the lab's Advise page take them:
+    `params` a count ("125M", "7B"), `memory` a size ("300MiB"; "" none).
+
+    >>> advice("image", detail="detail", memory="300MiB", batch=256).recipe.patch_size   # patch 8 does not fit
+    16
+    """
+    return advise(
+        modality,
+        languages=languages,
+        params=parse_count(params),
+        seq_len=seq_len,
+        positions=positions,
+        image_size=image_size,
+        detail=detail,
+        memory_budget=parse_bytes(memory) if memory.strip() else 0,
+        batch=batch,
+        dtype=dtype,
+        dim=dim,
+    )
 
 
 def branch(question: str, answer: str, rule: str, evidence: tuple[Evidence, ...], from_lesson: bool = True) -> Branch:

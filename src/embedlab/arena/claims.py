@@ -5,7 +5,9 @@ recorded ones ship with embedlab: data/races.py), so a sceptical reader's checks
     latency_by_seed(race)            each text strategy's latency seed by seed, the slowest in each seed
     flops_per_second(race)           each strategy's measured training throughput in FLOPs per second
     bits_per_token_gain(sweep, race)  the sweep's winners on a Lossu-like figure (Tao et al.'s measure)
-    rejudged(race)                   the race's orderings judged again from its results, Holm-adjusted
+    holm_orderings(race)             the race's orderings judged from its results as one Holm family:
+                                     what the lab and `embedlab advise` read, whatever the file recorded
+    rejudged(race)                   those beside the verdicts its results.json recorded
     frequency_ladder(race)           all text -> rare words -> unseen words, per strategy, judged
 
 Everything here reads the race's `results` (each figure's per-seed values) and `runs`; nothing trains.
@@ -114,14 +116,22 @@ def bits_per_token_gain(sweep: dict, race: dict) -> list[dict]:
     return out
 
 
+def holm_orderings(race: dict) -> list[dict]:
+    """The race's orderings judged from its `results` alone (tasks.orderings: every pair on every
+    metric, one family, Holm-adjusted), whatever its results.json recorded: a race recorded before
+    issue 32 holds per-comparison verdicts, each judged at 95% on its own. The lab's arena page and
+    `embedlab advise` read these, so both say what the race says once its 502 claims are one family.
+    -> the orderings as results.json holds them, with "p" and "p_holm"."""
+    return orderings([Result(**r) for r in race["results"]])
+
+
 def rejudged(race: dict) -> dict:
-    """The race's orderings judged again from its `results` (tasks.orderings: Holm-adjusted across the
-    whole family), beside the verdicts its results.json recorded. -> {"orderings": the new ones,
+    """The race's orderings judged again from its `results` (holm_orderings), beside the verdicts its
+    results.json recorded. -> {"orderings": the new ones,
     "family": their number, "recorded": Counter of the recorded verdicts, "holm": Counter of the new,
     "lost": the orderings that held as recorded and are within noise after Holm's correction,
     "constant": how many of the holding ones no seed moves (p = 0: baselines, counts)}."""
-    rows = [Result(**r) for r in race["results"]]
-    new = orderings(rows)
+    new = holm_orderings(race)
     key = [(o["task"], o["metric"], o["winner"], o["loser"]) for o in new]
     if key != [(o["task"], o["metric"], o["winner"], o["loser"]) for o in race["orderings"]]:
         raise InvalidValueError("the race's recorded orderings are not the pairs its results give")

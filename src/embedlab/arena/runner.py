@@ -158,14 +158,21 @@ class Race:
         """The race recorded in `folder`'s race.json, on the budget, strategies, tasks and device it
         was begun with (whichever budget that was: a named one or a test's smaller one)."""
         setting = cls.read_setting(folder)
+        budget = cls.read_budget(folder, setting)
+        return cls.open(folder, budget, setting.get("strategies"), setting.get("tasks"), setting["device"])
+
+    @classmethod
+    def read_budget(cls, folder: str | Path, setting: dict | None = None) -> Budget:
+        """The Budget `folder`'s race.json records (`setting`: that file, when already read), a field
+        added since it was written at its default; comparable (==) with BUDGETS' own."""
+        setting = cls.read_setting(folder) if setting is None else setting
         defaults = {f.name: f.default for f in fields(Budget) if f.default is not MISSING}
         budget = {**defaults, **setting["budget"]}
         try:
-            budget = Budget(**{k: tuple(v) if isinstance(v, list) else v for k, v in budget.items()})
+            return Budget(**{k: tuple(v) if isinstance(v, list) else v for k, v in budget.items()})
         except TypeError as err:  # a field this version does not know, or one missing
             path = Path(folder) / RACE_FILE
             raise FileFormatError(f"{path}: not a readable race setting ({err}); {_START_OVER}") from err
-        return cls.open(folder, budget, setting.get("strategies"), setting.get("tasks"), setting["device"])
 
     @staticmethod
     def read_setting(folder: str | Path) -> dict:

@@ -73,7 +73,7 @@ def advise(
       embedlab advise --modality image --detail detail --memory 300MiB --batch 256
       embedlab advise --params 8B --languages 5 --memory 2GiB --json
     """
-    from embedlab.sims.advise import advice  # the lab page's entry: sizes typed as text, as here
+    from embedlab.advise import advice  # sizes typed as text, as here and on the lab page
 
     other = {"text": IMAGE_ONLY, "image": TEXT_ONLY}.get(modality, ())  # an unknown modality: advice says so
     branch = "image" if other == IMAGE_ONLY else "text"

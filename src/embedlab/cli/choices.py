@@ -36,8 +36,8 @@ STRATEGIES = (  # arena.strategies
     "patch-16",
     "patch-32",
 )
-POOLINGS = ("mean", "first")  # sims.context.POOLINGS
-NEAREST = 5  # sims.context.NEAREST: static rows listed per occurrence
+POOLINGS = ("mean", "first")  # models.context.POOLINGS
+NEAREST = 5  # models.context.NEAREST: static rows listed per occurrence
 MODALITIES = ("text", "image")  # advise.chart.MODALITIES
 ADVISE_POSITIONS = ("rotary", "learned", "sinusoidal")  # advise.chart.POSITIONS
 DETAILS = ("standard", "speed", "detail")  # advise.chart.DETAILS: patch 16, 32, 8

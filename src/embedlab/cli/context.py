@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from embedlab.sims.context import ContextView
+    from embedlab.models.context import ContextView
 
 
 def context(
@@ -65,7 +65,7 @@ def context(
     from rich.console import Console
 
     from embedlab.files import json_safe
-    from embedlab.sims.context import ContextModel
+    from embedlab.models.context import ContextModel
 
     view = ContextModel.load(model).compare(texts, word, pooling=pooling, nearest=nearest)
     if layer is not None:

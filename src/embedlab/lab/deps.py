@@ -6,6 +6,7 @@ building is slow.
     def row(vectors: TableDep, token: Token) -> RowLookup: ...     # ?table=minilm -> that table
 
 TableName, Token, Seed, RecipeName, CorpusName, ThemeNames   query parameters several pages share
+one_of(choices)  a query parameter that takes one of a list of names: Annotated[str, one_of(POOLINGS)]
 
 LabDep           the app's Lab (served tables, services, cache folder)
 TableDep         the served table named by ?table= (404 naming the served ones otherwise)
@@ -31,10 +32,11 @@ HEAVY            `dependencies=[HEAVY]` on a route whose answer costs millisecon
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio
 from fastapi import Depends, Query, Request
@@ -43,11 +45,11 @@ from embedlab.data.corpora import CORPORA, open_corpus
 from embedlab.data.themes import THEMES
 from embedlab.errors import MissingDataError, unknown_name
 from embedlab.lab.state import Lab
+from embedlab.models.context import ContextModel
 from embedlab.models.encoder import Encoder
 from embedlab.models.pipeline import Pipeline
 from embedlab.sims.arena import ArenaLab
 from embedlab.sims.attention import AttentionBridge
-from embedlab.sims.context import ContextModel
 from embedlab.sims.gradients import has_update_counts
 from embedlab.sims.limits import MAX_SEED, MAX_TOKEN
 from embedlab.sims.projector import Projector
@@ -61,8 +63,22 @@ MAX_NAME = 200  # characters of a table name
 MAX_CORPUS = 50  # characters of a corpus name
 DEFAULT_CORPUS = "enwiki-sample"  # always there (gensim's test data); gcide needs a Debian package
 
+
+def one_of(choices: Iterable[str], description: str | None = None) -> Any:
+    """A query parameter that takes one of `choices` and nothing else (FastAPI answers 422 naming the
+    pattern), the choices listed in the API's docs unless `description` says more. Each name is
+    escaped: one holding a regex character ("1/sqrt(d)") stands for itself.
+
+    >>> one_of(["mean", "first"]).metadata[0].pattern
+    '^(mean|first)$'
+    """
+    choices = list(choices)
+    pattern = "^(" + "|".join(map(re.escape, choices)) + ")$"
+    return Query(pattern=pattern, description=description or f"one of {', '.join(choices)}")
+
+
 TableName = Annotated[str, Query(min_length=1, max_length=MAX_NAME, description="a served table (see /api/tables)")]
-RecipeName = Annotated[str, Query(pattern="^(" + "|".join(RECIPE_NAMES) + ")$", description="bert is MiniLM's own")]
+RecipeName = Annotated[str, one_of(RECIPE_NAMES, "bert is MiniLM's own")]
 CorpusName = Annotated[str, Query(max_length=MAX_CORPUS, description=f"a built-in corpus: {', '.join(CORPORA)}")]
 Token = Annotated[str, Query(min_length=1, max_length=MAX_TOKEN, description=f"a key, 1..{MAX_TOKEN} characters")]
 Seed = Annotated[int, Query(ge=0, le=MAX_SEED, description=f"the random seed, 0..{MAX_SEED}")]

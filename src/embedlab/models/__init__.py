@@ -3,6 +3,7 @@
 pretrained.py  HuggingFace-format folders (config.json + model.safetensors) -> layers, no pickles
 encoder.py     the full BERT-family encoder: every layer's hidden states and attention weights
 pipeline.py    text -> pieces -> ids -> addends -> X, step by step (`embedlab embed`)
+context.py     ContextModel: one word in several sentences through every encoder layer (`embedlab context`)
 lm.py          TinyLM: a GPT-2-shaped causal language model, tied or untied head, and how it trains
                (window batches, AdamW, one clipped step, the warm-up/cosine rate), for train/ and arena/
 tables.py      TinyLM's token table by kind (full, hashed, hash embeddings, quotient-remainder, adaptive)

@@ -1,4 +1,5 @@
-"""The library side of each lab page, one module per page; no web framework in here.
+"""The library side of each lab page, one module per page; no web framework in here. Pages only:
+what the command line also needs lives below (models/, vectors/, advise/) and is called from here.
 
 A page is three files in a line: lab/static/js/X.js <-> lab/routes/X.py <-> sims/X.py.
 
@@ -16,13 +17,13 @@ unseen_word.py the subwords page's unseen word in a subword table: n-grams, buck
 geometry.py    a pair's dot product taken apart: norms, cosine, angle, distance
 gradients.py   which rows a batch's gradient touches; optimizers' moves; a run's update counts
 attention.py   layer 0's q·k with and without 1/√d_k on a real model's input embeddings
-context.py     one word in several sentences, followed through every layer of a real encoder
+context.py     the static vs contextual page's caps over models.context.ContextModel
 composition.py a multi-piece word's pieces against their neighbours, layer by layer (docs/lessons.md; no page)
 arena.py       a real race's results, or a quick race run in the background while the page watches
 limits.py      bounds several pages share: a token's length, a seed's range
 once.py        MadeOnce: things made once per name, one lock per name (lab services, a projector's maps)
 job.py         Job: one background job at a time in a daemon thread (the live run, the quick race)
-advise.py      lesson 001's decision chart walked (embedlab.advise): a recipe, its sizes, the evidence
+advise.py      the Advise page's limits over embedlab.advise.advice: a recipe, its sizes, the evidence
 projector.py   every row of a table on one map (PCA or UMAP), colourings, a key's neighbours and their distortion
 nodes.py       karate club's node table at several passes of one run (walks + skip-gram), scored beside spectral
 """

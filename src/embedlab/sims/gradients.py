@@ -26,7 +26,7 @@ each input row received. A row only moves when its token is in a batch, so rare 
 updates; word2vec's subsampling of frequent words (and its window) bend the relation away from a
 straight proportion.
 
-    updates = read_update_counts("runs/wiki")                     # (V,) int64
+    updates = read_update_counts("runs/wiki")                     # (V,) int64 (vectors.io.run's reader)
     report = updates_by_frequency(vectors.counts, updates, vectors.index_to_key)
     report = run_updates(Vectors.load("runs/wiki"), "runs/wiki")  # the same, read and checked
 
@@ -51,13 +51,10 @@ from torch import nn
 from embedlab.data.models import MODELS
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_float, check_ids, check_int
 from embedlab.files import IdVector, Matrix, Vector
-from embedlab.reading import file_exists
 from embedlab.scratch import Embedding, row_gradient
 from embedlab.sims.limits import MAX_SEED
-from embedlab.train.run import UPDATE_COUNTS
 from embedlab.vectors.frequency import BANDS, band_rows
-from embedlab.vectors.io import RUN_TABLE
-from embedlab.vectors.io.arrays import read_array
+from embedlab.vectors.io.run import read_update_counts
 from embedlab.vectors.stats import spearman  # Pearson of average ranks, float64; NaN if constant
 from embedlab.vectors.table import Vectors
 
@@ -231,24 +228,6 @@ def _check_batch(ids: Sequence[int] | np.ndarray, vocab_size: int, name: str) ->
 
 
 # ----- a trained table's update counts ------------------------------------------------------------
-
-
-UPDATE_COUNTS_FORMAT = "update counts: a NumPy .npy array (V,) of integers >= 0"
-
-
-def read_update_counts(source: str | Path) -> np.ndarray:
-    """A run folder (or its vectors.safetensors) -> (V,) int64 update counts, read without pickles."""
-    path = Path(source)
-    folder = path.parent if path.name == RUN_TABLE and path.is_file() else path
-    file = folder / UPDATE_COUNTS
-    if not file_exists(file, UPDATE_COUNTS_FORMAT):
-        raise MissingDataError(
-            f"{source} has no {UPDATE_COUNTS}: only folders written by `embedlab train` record update counts"
-        )
-    counts = read_array(file, UPDATE_COUNTS_FORMAT)  # the header's shape checked against the file's size first
-    if counts.ndim != 1 or not np.issubdtype(counts.dtype, np.integer) or (counts < 0).any():
-        raise FileFormatError(f"{file}: expected {UPDATE_COUNTS_FORMAT}; found {counts.dtype} {counts.shape}")
-    return counts.astype(np.int64)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@
     neighbourhood_slice(vectors, "king", rows=32)      the same for a key and its nearest rows
 
 A word names its own key, or "Ġ" + word in byte-level BPE tables (what `embedlab train --method
-lm` builds; tokenizer.bytes.word_key), so the themed words find their rows in every kind of table.
+lm` builds; vectors.keys.resolve_key), so the themed words find their rows in every kind of table.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import Matrix, Vector
 from embedlab.scratch import one_hot
 from embedlab.sims.limits import MAX_TOKEN
-from embedlab.tokenizer.bytes import word_key
 from embedlab.vectors.frequency import word_rows
+from embedlab.vectors.keys import resolve_key, themed_keys
 from embedlab.vectors.projection import Projection, project_2d
 from embedlab.vectors.table import Vectors
 
@@ -35,30 +35,6 @@ MIN_MAP_POINTS = 3  # fewer points make a map with nothing to compare
 MAX_VOCAB = 16  # keys in the lab's one-hot view's small vocabulary
 MAX_SHOWN = 64  # columns of E_small the lab's one-hot view returns
 LIMITS = {"token": MAX_TOKEN, "size": [2, MAX_VOCAB], "dims": [1, MAX_SHOWN]}  # the lab page's, listed by /api/config
-
-
-def resolve_key(vectors: Vectors, word: str) -> str:
-    """The key of `word`: itself, else "Ġ" + word; UnknownKeyError (naming close keys) if neither.
-
-    >>> resolve_key(Vectors(["Ġking", "Ġqueen"], np.eye(2)), "king")
-    'Ġking'
-    """
-    key = word_key(word, vectors)
-    if key is None:
-        vectors.index_of(word)  # raises for a word the table lacks, naming close keys
-    return key
-
-
-def themed_keys(vectors: Vectors, themes: Iterable[str] | None = None) -> list[tuple[str, str, str]]:
-    """(word, key, theme) for every word of the THEMES groups named (default: all) that the table
-    holds, in THEMES order."""
-    found = []
-    for theme in pick_themes(themes):
-        for word in THEMES[theme]:
-            key = word_key(word, vectors)
-            if key is not None:
-                found.append((word, key, theme))
-    return found
 
 
 # ---- one row ---------------------------------------------------------------------------------------

@@ -43,10 +43,10 @@ import numpy as np
 from embedlab.data.themes import COLOURS, OTHER, THEMES
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
 from embedlab.sims.limits import MAX_TOKEN
-from embedlab.sims.lookup import resolve_key, themed_keys
 from embedlab.sims.once import MadeOnce
 from embedlab.vectors.compare import MAX_TOP, Mover, TableComparison, compare_tables
 from embedlab.vectors.frequency import BANDS, band_rows
+from embedlab.vectors.keys import resolve_key, themed_keys
 from embedlab.vectors.projection import PROJECTIONS, principal_axes
 from embedlab.vectors.table import Vectors
 

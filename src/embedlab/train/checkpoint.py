@@ -22,9 +22,9 @@ import torch
 from embedlab.errors import FileFormatError, MissingDataError
 from embedlab.files import atomic_writer
 from embedlab.reading import KIND_ZIP, file_exists, file_kind, not_readable
+from embedlab.vectors.io.run import DAMAGED_RUN
 
 FORMAT = 1  # bumped when the layout of "arrays"/"meta" changes
-DAMAGED_RUN = "the run cannot resume: remove the folder, or train again in another one"  # past a damaged run file
 
 
 def save_checkpoint(path: str | Path, arrays: dict[str, np.ndarray | torch.Tensor], meta: dict) -> Path:

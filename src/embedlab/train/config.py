@@ -40,8 +40,6 @@ METHODS = ("sgns", "cbow", "lm")
 DEVICES = ("cpu", "cuda")
 WORD2VEC_MIN_LR = 1e-4  # word2vec's rate at the last word (gensim's min_alpha), or lr if lower
 LM_FLOOR = 0.1  # the lm's cosine schedule ends at this share of lr
-# why a run folder's writer refuses a NaN or ±inf row (vectors.io.check_finite_to_write ends with it)
-DIVERGED = "the run diverged (its rows went to NaN or infinity); train again with a lower learning rate"
 FLOAT32 = 4  # bytes; every table and optimizer state is float32
 HASH_COUNT = 2  # floret's ids per key: floret's own default is 1, its README's and tests' runs use 2
 MODES = {  # mode -> why a setting of that mode (a field whose metadata names it) needs it on

@@ -32,6 +32,7 @@ from embedlab.tokenizer import FastTokenizer
 from embedlab.tokenizer.bytes import piece_word
 from embedlab.train.config import RunConfig
 from embedlab.train.distributed import Dist
+from embedlab.vectors.io.run import RUN_TOKENIZER
 
 VALIDATION_EVERY = 20  # line i goes to validation when i % 20 == 19: 5% of the corpus, spread through it
 VALIDATION_WINDOWS = 256  # at most this many windows are scored for the validation loss
@@ -42,7 +43,7 @@ class LMJob:
     """The lm method under `run.train`: see `job.Job` for what each member means to the run loop."""
 
     unit = "pieces"
-    setup_file = "tokenizer.json"
+    setup_file = RUN_TOKENIZER
 
     @classmethod
     def create(cls, lines: Iterable[str], config: RunConfig, out: Path, resume: bool, dist: Dist) -> LMJob:

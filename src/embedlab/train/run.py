@@ -6,13 +6,14 @@
 
 The folder, once a run finishes:
 
-    run.json               settings, corpus, status (running | stopped | finished)
+    run.json               settings, corpus, status (running | stopped | finished | diverged | failed)
+                           and the reason a run diverged or failed
     vocab.json             word2vec: the words and their counts  (lm: tokenizer.json)
     vectors.safetensors    the embedding table (V, D) float32, with vectors.vocab.json (keys, counts)
     vectors.txt            the same table as word2vec text
     update_counts.npy      (V,) int64: the gradient steps each row received (with subwords: each word's rows)
     subwords.safetensors   with subwords only: word_rows (V, D), ngram_rows (B, D), bucket_counts (B,) and
-                           min_n, max_n, buckets (train/subwords.py); the table above then holds each
+                           min_n, max_n, buckets (vectors.io.run); the table above then holds each
                            word's composed vector, the mean of its word row and its n-gram rows
                            (floret's mode: no word_rows, hash_count in the metadata, each word the
                            mean of the bucket rows its floret ids pick)
@@ -21,6 +22,10 @@ The folder, once a run finishes:
                            "init" (init_from's rows matched and not, freeze: init_table.InitReport) and
                            "timings": seconds of setup (vocabulary), training, writing, evaluation
     checkpoint.pt          while running: the state `resume` continues from (removed at the end)
+
+vectors.io.run owns these files (names, writers, readers). Rows gone to NaN or ±inf are caught at
+the first snapshot holding one (a distributed run's at the end): run.json says "diverged" with the
+first bad row, the other files go, DivergedError is raised. Another error records "failed" and why.
 
 A checkpoint is written atomically every `checkpoint_every` seconds (a distributed run: at each
 epoch's end but the last, the finished table being written then instead), and when a run is stopped. It
@@ -31,7 +36,6 @@ bit for bit where an uninterrupted one does.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable
@@ -39,25 +43,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from safetensors.numpy import save as safetensors_bytes
 
-from embedlab import __version__
 from embedlab.data.corpora import Corpus, open_corpus
 from embedlab.data.themes import WORDS
-from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, plain
-from embedlab.files import atomic_write_text, atomic_writer, check_path, json_safe, make_new_folder
-from embedlab.reading import file_exists, read_json
+from embedlab.errors import DivergedError, FileFormatError, InvalidValueError, MissingDataError, plain
+from embedlab.files import check_path, make_new_folder
+from embedlab.reading import file_exists
 from embedlab.tokenizer.bytes import word_key
-from embedlab.train.checkpoint import DAMAGED_RUN, load_checkpoint, save_checkpoint
-from embedlab.train.config import DIVERGED, RunConfig
+from embedlab.train.checkpoint import load_checkpoint, save_checkpoint
+from embedlab.train.config import RunConfig
 from embedlab.train.distributed import Dist
 from embedlab.train.init_table import InitReport, check_some_match, load_source, match_rows
 from embedlab.train.job import JOBS, Job
-from embedlab.vectors.io import Table, write_table
-from embedlab.vectors.io.table import check_finite_to_write
+from embedlab.vectors.io import Table
+from embedlab.vectors.io import run as run_files  # the folder's file names, writers and readers
 
-RUN_FILE, CHECKPOINT = "run.json", "checkpoint.pt"
-UPDATE_COUNTS = "update_counts.npy"  # (V,) int64 gradient steps per row, beside the table
 SNAPSHOTS = 100  # snapshots of the watched rows per run, besides the one before training
 # Watched when no tokens are named: themed sets whose clusters a 2-D map makes visible.
 DEFAULT_WATCH = list(WORDS)  # the themed words (embedlab.data.themes)
@@ -81,7 +81,7 @@ class Progress:
 @dataclass
 class RunResult:
     path: Path
-    status: str  # "finished" | "stopped"
+    status: str  # "finished" | "stopped" (a run that diverged or failed raises instead)
     metrics: dict = field(default_factory=dict)
 
 
@@ -106,13 +106,27 @@ class RunState:
     init: InitReport  # where the table started (init_from's matched rows, freeze): checkpointed, in metrics.json
     snapshots: list[tuple[int, np.ndarray]] = field(default_factory=list)  # (units done, (W, D) rows), in order
     done_at_start: int = 0  # units done before this process began: a resumed run's earlier part
+    claimed: bool = False  # run.json is this run's to update: the folder was created, or its checkpoint read
 
     def snapshot(self) -> None:
-        """Keep the watched rows as they are now (and show them to on_snapshot)."""
-        rows = self.job.rows(self.watched)
+        """Keep the watched rows as they are now (and show them to on_snapshot); a NaN or ±inf
+        among them is DivergedError: the run stops there, not at its end."""
+        rows, tokens = self.job.rows(self.watched), [self.job.keys[i] for i in self.watched]
+        if self.dist.world == 1:  # subtle: one rank raising alone would leave the others waiting in a collective
+            run_files.check_watched_rows(Path(f"the watched rows at {self.job.done:,} {self.job.unit}"), tokens, rows)
         self.snapshots.append((self.job.done, rows))
         if self.on_snapshot is not None:
-            self.on_snapshot([self.job.keys[i] for i in self.watched], rows, self.job.done)
+            self.on_snapshot(tokens, rows, self.job.done)
+
+    def ended(self, status: str, err: Exception) -> None:
+        """Record in run.json a run that `status` ("diverged" | "failed") ended, with `err` as the
+        reason; a diverged run's other files are removed (its rows are NaN: nothing can use them)."""
+        if not (self.claimed and self.dist.main):
+            return  # the folder is not (yet) this run's: another run's, or never created
+        reason = str(err) if isinstance(err, DivergedError) else f"{type(err).__name__}: {plain(err)}"
+        if status == "diverged":
+            run_files.clear_outputs(self.out)
+        _write_run(self.out, self.config, self.corpus, status, reason)
 
     def checkpoint(self, epoch: int, step: int) -> None:
         """Save the job's state, the snapshots so far and the cursor (epoch, steps done in it).
@@ -122,7 +136,7 @@ class RunState:
             shape = (0, len(self.watched), self.config.dim)
             stack = np.stack([rows for _, rows in self.snapshots]) if self.snapshots else np.zeros(shape)
             save_checkpoint(
-                self.out / CHECKPOINT,
+                self.out / run_files.CHECKPOINT,
                 {**{f"job.{k}": v for k, v in arrays.items()}, "snapshots": stack.astype(np.float32)},
                 {
                     "epoch": epoch,
@@ -192,7 +206,14 @@ def train(
             timings={"setup": setup},
             init=init,
         )
-        return _run(run)
+        try:
+            return _run(run)
+        except DivergedError as err:
+            run.ended("diverged", err)
+            raise
+        except Exception as err:  # not KeyboardInterrupt: a killed run stays "running", resumable
+            run.ended("failed", err)
+            raise
     finally:
         job.close()  # the corpus cache's temporary files, also on an error or Ctrl-C
 
@@ -202,16 +223,18 @@ def _run(run: RunState) -> RunResult:
     job, config, dist, out = run.job, run.config, run.dist, run.out
     cursor = (0, 0)
     if run.resume:
-        arrays, meta = load_checkpoint(out / CHECKPOINT)
+        arrays, meta = load_checkpoint(out / run_files.CHECKPOINT)
         job.load_state_dict({k[4:]: v for k, v in arrays.items() if k.startswith("job.")}, meta["job"])
         cursor = (meta["epoch"], meta["step"])
         if "init" in meta:  # a checkpoint written before init_from existed: the run's own init
             run.init = InitReport(**meta["init"])
         run.snapshots = list(zip(meta["snapshot_words"], arrays["snapshots"], strict=True))
+        run.claimed = True
     elif dist.main:
         # subtle: taken at the moment of creation, not only checked at the start (_check_new): of two
         # new runs into one folder, exactly one creates run.json; the other stops here, having written nothing
-        make_new_folder(out, RUN_FILE)
+        make_new_folder(out, run_files.RUN_FILE)
+        run.claimed = True
         _write_run(out, config, run.corpus, "running")
         job.save_setup(out)
 
@@ -257,15 +280,6 @@ def _run(run: RunState) -> RunResult:
     return RunResult(out, "finished", _finish(run))
 
 
-def write_run_table(out: Path, table: Table) -> None:
-    """The run's table in `out`: vectors.safetensors and vectors.txt (word2vec text), each atomically.
-    A NaN or ±inf row (the run diverged) is InvalidValueError naming its row, key and column and
-    saying so, before either file is touched."""
-    check_finite_to_write(out / "vectors.safetensors", table.keys, table.vectors, why=DIVERGED)
-    write_table(table, out / "vectors.safetensors", "safetensors")
-    write_table(table, out / "vectors.txt", "word2vec")
-
-
 def _finish(run: RunState) -> dict:
     """Write the table, its exports, update counts, snapshots and metrics; drop the checkpoint.
     Adds "writing" and "evaluation" to run.timings."""
@@ -275,18 +289,12 @@ def _finish(run: RunState) -> dict:
         return {}
     start, seconds = time.perf_counter(), timings["training"]
     table = Table(list(job.keys), np.ascontiguousarray(job.table(), dtype=np.float32), job.counts.tolist())
-    write_run_table(out, table)
-    with atomic_writer(out / UPDATE_COUNTS, "wb") as f:
-        np.save(f, counts)
+    run_files.write_run_table(out, table)
+    run_files.write_update_counts(out, counts)
     job.save_outputs(out)
-    snapshots = {
-        "vectors": np.stack([rows for _, rows in run.snapshots]).astype(np.float32),  # (S, W, D)
-        "words": np.array([done for done, _ in run.snapshots], dtype=np.int64),  # (S,) units done at each
-        "ids": np.asarray(run.watched, dtype=np.int64),  # (W,)
-    }
-    tokens = json.dumps([job.keys[i] for i in run.watched])
-    with atomic_writer(out / "snapshots.safetensors", "wb") as f:
-        f.write(safetensors_bytes(snapshots, metadata={"tokens": tokens, "unit": job.unit}))
+    vectors, done = np.stack([rows for _, rows in run.snapshots]), [done for done, _ in run.snapshots]  # (S, W, D)
+    tokens = [job.keys[i] for i in run.watched]
+    run_files.write_snapshots(out, run_files.Snapshots(vectors, np.array(done), run.watched, tokens, job.unit))
     timings["writing"] = time.perf_counter() - start
     trained = job_metrics.get(job.unit, job.done) - run.done_at_start  # exact over ranks
     metrics = {
@@ -307,10 +315,9 @@ def _finish(run: RunState) -> dict:
         metrics["benchmarks"] = _benchmarks(job)
         timings["evaluation"] = time.perf_counter() - start
     metrics["timings"] = {name: round(value, 3) for name, value in timings.items()}  # seconds
-    metrics = json_safe(metrics)
-    atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2, allow_nan=False) + "\n")
+    metrics = run_files.write_metrics(out, metrics)
     _write_run(out, run.config, run.corpus, "finished")
-    (out / CHECKPOINT).unlink(missing_ok=True)
+    (out / run_files.CHECKPOINT).unlink(missing_ok=True)
     return metrics
 
 
@@ -328,12 +335,12 @@ def _check_new(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise InvalidValueError(f"{out} is a file; a run needs a folder")
     if out.is_dir() and any(out.iterdir()):
-        if file_exists(out / RUN_FILE, "an embedlab run"):
+        if file_exists(out / run_files.RUN_FILE, "an embedlab run"):
             saved = _read_run(out)
-            c = saved.get("config", {})
+            c, status = saved["config"], saved["status"]
+            then = "choose another folder" if status == "diverged" else "resume it, or choose another folder"
             raise InvalidValueError(
-                f"{out} already holds a run ({c.get('method')} on {c.get('corpus')}, {saved.get('status')}); "
-                "resume it, or choose another folder"
+                f"{out} already holds a run ({c.get('method')} on {c.get('corpus')}, {status}); {then}"
             )
         raise InvalidValueError(f"{out} is not empty and holds no embedlab run; choose another folder")
 
@@ -341,16 +348,18 @@ def _check_new(out: Path) -> None:
 def _resumable(out: Path, config: RunConfig) -> RunConfig:
     """The folder's config, after checking the settings `config` was given agree with it and there
     is something to resume."""
-    if not file_exists(out / RUN_FILE, "an embedlab run"):
-        raise MissingDataError(f"nothing to resume: {out} holds no {RUN_FILE}")
+    if not file_exists(out / run_files.RUN_FILE, "an embedlab run"):
+        raise MissingDataError(f"nothing to resume: {out} holds no {run_files.RUN_FILE}")
     saved = _read_run(out)
     saved_config = RunConfig.from_dict(saved["config"])
-    if saved.get("status") == "finished":
+    if saved["status"] == "finished":
         raise InvalidValueError(f"the run in {out} is already finished; choose another folder to train again")
+    if saved["status"] == "diverged":  # the same settings would diverge again, and they cannot change on resume
+        raise InvalidValueError(f"the run in {out} cannot resume: {saved.get('reason', 'it diverged')}")
     different = config.differences(saved_config)
     if different:
         raise InvalidValueError(f"{out} holds a different run: {', '.join(different)}")
-    if not file_exists(out / CHECKPOINT, "an embedlab checkpoint"):
+    if not file_exists(out / run_files.CHECKPOINT, "an embedlab checkpoint"):
         raise MissingDataError(
             f"nothing to resume: the run in {out} stopped before its first checkpoint; "
             "remove the folder or choose another one to start again"
@@ -360,18 +369,19 @@ def _resumable(out: Path, config: RunConfig) -> RunConfig:
 
 def _read_run(out: Path) -> dict:
     """The folder's run.json; a damaged one is an error naming it, not a traceback."""
-    saved = read_json(out / RUN_FILE, "embedlab run", DAMAGED_RUN, keys=("config", "status"))
+    saved = run_files.read_record(out)
     try:
         RunConfig.from_dict(saved["config"])
     except (ValueError, TypeError) as err:
-        raise FileFormatError(f"{out / RUN_FILE}: not a readable embedlab run ({plain(err)}); {DAMAGED_RUN}") from None
+        raise FileFormatError(
+            f"{out / run_files.RUN_FILE}: not a readable embedlab run ({plain(err)}); {run_files.DAMAGED_RUN}"
+        ) from None
     return saved
 
 
-def _write_run(out: Path, config: RunConfig, corpus: Corpus, status: str) -> None:
+def _write_run(out: Path, config: RunConfig, corpus: Corpus, status: str, reason: str | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    record = {"embedlab": __version__, "status": status, "config": config.to_dict(), "corpus_file": str(corpus.path)}
-    atomic_write_text(out / RUN_FILE, json.dumps(record, indent=2) + "\n")
+    run_files.write_record(out, status, config.to_dict(), str(corpus.path), reason)
 
 
 def _watch_ids(keys: list[str], watch) -> np.ndarray:

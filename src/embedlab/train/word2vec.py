@@ -18,7 +18,6 @@ a job (folder, checkpoints, snapshots, metrics) is `run.py`'s; what a job must o
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator
 from itertools import islice
@@ -29,19 +28,16 @@ import numpy as np
 import torch
 
 from embedlab.errors import FileFormatError, InvalidValueError, plain
-from embedlab.files import atomic_write_text
-from embedlab.reading import read_json
 from embedlab.train.batched import BatchedTrainer
-from embedlab.train.checkpoint import DAMAGED_RUN
 from embedlab.train.config import RunConfig
 from embedlab.train.corpus import Chunk, ChunkCache, WordVocab, count_words, prefetch
 from embedlab.train.distributed import Dist
 from embedlab.train.kernels import CBOW_MEAN, LOSS_EVERY, cbow_chunk, linear_lr, sgns_chunk
 from embedlab.train.scan import ScannedText, scan_text
 from embedlab.train.subword_kernels import cbow_subword_chunk, compose, sgns_subword_chunk
-from embedlab.train.subwords import bucket_counts, input_rows, write_subwords
+from embedlab.train.subwords import bucket_counts, input_rows
 from embedlab.train.tables import Tables, TrainState, vocab_tables
-from embedlab.vectors.io import RUN_SUBWORDS
+from embedlab.vectors.io.run import DAMAGED_RUN, RUN_VOCAB, read_vocab, write_subwords, write_vocab
 
 BATCH_WORDS = 10_000  # words per thread per kernel call (gensim's job size); a device takes 20 threads' worth
 
@@ -117,7 +113,7 @@ class Word2VecJob:
     """sgns or cbow under `run.train`: see `job.Job` for what each member means to the run loop."""
 
     unit = "words"
-    setup_file = "vocab.json"  # what a resume needs besides the checkpoint: the vocabulary
+    setup_file = RUN_VOCAB  # what a resume needs besides the checkpoint: the vocabulary
 
     @classmethod
     def create(cls, lines: Iterable[str], config: RunConfig, out: Path, resume: bool, dist: Dist) -> Word2VecJob:
@@ -138,7 +134,7 @@ class Word2VecJob:
     def _create(cls, lines, config, out, resume, dist, scan) -> Word2VecJob:
         if resume:
             path = out / cls.setup_file
-            saved = read_json(path, "word2vec vocabulary", DAMAGED_RUN, keys=("index_to_key", "counts"))
+            saved = read_vocab(out)
             try:
                 vocab = WordVocab.from_dict(saved)
             except (ValueError, TypeError) as err:
@@ -262,7 +258,7 @@ class Word2VecJob:
             self.engine = BatchedTrainer(self.state, self.tables, self.config, self.device)
 
     def save_setup(self, out: Path) -> None:
-        atomic_write_text(out / self.setup_file, json.dumps(self.vocab.to_dict()))
+        write_vocab(out, self.vocab.to_dict())
 
     def table(self) -> np.ndarray:
         """(V, D) float32 the input table: the embedding (live on CPU); with subwords, a new array of
@@ -333,7 +329,7 @@ class Word2VecJob:
             counts = self._bucket_counts(self.state.update_counts.sum(axis=0))
         V = 0 if c.floret else len(self.vocab)  # where the bucket rows start
         word_rows = None if c.floret else w_in[:V]
-        write_subwords(out / RUN_SUBWORDS, word_rows, w_in[V:], counts, min_n=c.min_n, max_n=c.max_n,
+        write_subwords(out, word_rows, w_in[V:], counts, min_n=c.min_n, max_n=c.max_n,
                        hash_count=c.hash_count)  # fmt: skip
 
     def _bucket_counts(self, word_counts: np.ndarray) -> np.ndarray:

@@ -3,6 +3,7 @@
 table.py       Vectors: key <-> row, read-only rows handed out, cached unit rows, neighbours, analogies
 tensors.py     the torch side of a table: its rows (and unit rows) as tensors on a device, to(device)
 query.py       queries as written: "king - man + woman", gensim's positive/negative lists, the query vector
+keys.py        a word's key in any table (itself, or its byte-level piece "Ġ" + word); the themed words it holds
 neighbors.py   Neighbors: the ranked answer of a query, saying how it was got
 subword.py     SubwordVectors: fastText's word and n-gram bucket rows, a vector for any word; load()
 similarity.py  pure functions: cosine / dot / euclidean scores, exact top-k and search, 3CosMul, read-only views

@@ -49,12 +49,13 @@ import numpy as np
 from embedlab.errors import FileFormatError, InvalidValueError, UnknownKeyError, describe
 from embedlab.files import FileStamp, check_path
 from embedlab.hashing import MAX_N, MIN_N, check_ngram_range, compose_rows, ngram_buckets, vocab_ngram_buckets
-from embedlab.reading import file_exists, read_json, readable_file
+from embedlab.reading import file_exists, readable_file
 from embedlab.vectors import io
 from embedlab.vectors import similarity as sim
 from embedlab.vectors.io.fasttext import FastTextModel, read_fasttext, write_fasttext
 from embedlab.vectors.io.fasttext_model import training_of_run
 from embedlab.vectors.io.floret import write_floret_text
+from embedlab.vectors.io.run import RUN_FILE, RUN_SUBWORDS, read_record, read_run_table, read_subwords
 from embedlab.vectors.io.table import check_finite
 from embedlab.vectors.similarity import read_only
 from embedlab.vectors.table import Vectors
@@ -356,20 +357,13 @@ def load(name_or_path: str | Path) -> Vectors:
     the bucket rows memory-mapped; a floret run's, whose subwords.safetensors has no word_rows and
     says its hash_count, in floret's mode), else Vectors.load."""
     path = Path(check_path(name_or_path, "a table's name or path"))
-    if path.is_dir() and file_exists(path / io.RUN_SUBWORDS, "a subword run's rows"):
-        table = io.read_table(path)  # the whole words, their counts (and composed vectors, made again here)
-        stamp = FileStamp.of(path / io.RUN_SUBWORDS)  # before the mapping: a change after it shows
-        arrays, meta = io.map_safetensors(path / io.RUN_SUBWORDS)
-        try:
-            hash_count = int(meta["hash_count"]) if "hash_count" in meta else None  # floret's mode
-            names = ("ngram_rows", "bucket_counts") if hash_count else ("word_rows", "ngram_rows", "bucket_counts")
-            rows = {name: arrays[name] for name in names}
-            min_n, max_n = int(meta["min_n"]), int(meta["max_n"])
-        except (KeyError, ValueError) as err:
-            raise FileFormatError(f"{path / io.RUN_SUBWORDS}: not a subword run's rows (no {err})") from None
-        subwords = SubwordVectors(table.keys, rows.get("word_rows"), rows["ngram_rows"], table.counts, min_n=min_n,
-                                  max_n=max_n, name=str(name_or_path), bucket_counts=rows["bucket_counts"],
-                                  hash_count=hash_count)  # fmt: skip
+    if path.is_dir() and file_exists(path / RUN_SUBWORDS, "a subword run's rows"):
+        table = read_run_table(path)  # the whole words, their counts (and composed vectors, made again here)
+        stamp = FileStamp.of(path / RUN_SUBWORDS)  # before the mapping: a change after it shows
+        rows = read_subwords(path)
+        subwords = SubwordVectors(table.keys, rows.word_rows, rows.ngram_rows, table.counts, min_n=rows.min_n,
+                                  max_n=rows.max_n, name=str(name_or_path), bucket_counts=rows.bucket_counts,
+                                  hash_count=rows.hash_count)  # fmt: skip
         subwords.mapped = stamp
         subwords.training = run_training(path)
         return subwords
@@ -386,8 +380,6 @@ def load(name_or_path: str | Path) -> Vectors:
 def run_training(folder: Path) -> dict | None:
     """A run folder's training settings for its .bin's header (FastTextModel.from_arrays' names),
     from its run.json; None for a folder without one (its header then says fastText's defaults)."""
-    settings = folder / io.RUN_SETTINGS
-    if not file_exists(settings, "a run's settings"):
+    if not file_exists(folder / RUN_FILE, "a run's settings"):
         return None
-    record = read_json(settings, "embedlab run", "remove the folder, or train again in another one", keys=("config",))
-    return training_of_run(record["config"], str(settings))
+    return training_of_run(read_record(folder)["config"], str(folder / RUN_FILE))

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from embedlab.lab.deps import one_of
 from embedlab.lab.schemas import answer_model
 from embedlab.sims.advise import (
     LIMITS,
@@ -23,25 +24,21 @@ from embedlab.sims.advise import (
 router = APIRouter(prefix="/api/advise", tags=["advise"])
 
 
-def _choice(name: str) -> str:
-    return "^(" + "|".join(LIMITS[name]) + ")$"
-
-
 Size = Annotated[str, Query(max_length=MAX_TEXT, description="a number with an optional unit: 125M, 7B; 300MiB")]
 
 
 @router.get("", response_model=answer_model(Advice))
 def walk(
-    modality: Annotated[str, Query(pattern=_choice("modalities"))] = "text",
+    modality: Annotated[str, one_of(LIMITS["modalities"])] = "text",
     languages: Annotated[int, Query(ge=1, le=MAX_LANGUAGES)] = 1,
     params: Size = "125M",
     seq_len: Annotated[int, Query(ge=1, le=MAX_SEQ, description="T, tokens per sequence (text)")] = 1024,
-    positions: Annotated[str, Query(pattern=_choice("positions"))] = "rotary",
+    positions: Annotated[str, one_of(LIMITS["positions"])] = "rotary",
     image_size: Annotated[int, Query(ge=1, le=MAX_IMAGE, description="H = W in pixels (image)")] = 224,
-    detail: Annotated[str, Query(pattern=_choice("details"))] = "standard",
+    detail: Annotated[str, one_of(LIMITS["details"])] = "standard",
     memory: Size = "",
     batch: Annotated[int, Query(ge=1, le=MAX_BATCH)] = 1,
-    dtype: Annotated[str, Query(pattern=_choice("dtypes"))] = "fp32",
+    dtype: Annotated[str, one_of(LIMITS["dtypes"])] = "fp32",
     dim: Annotated[int, Query(ge=0, le=MAX_DIM, description="D; 0: the nearest real model's width")] = 0,
 ) -> Advice:
     """The recipe the chart leads to, its sizes, and the path with each branch's evidence and verdict."""

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from embedlab.lab.deps import HEAVY, ContextDep
+from embedlab.lab.deps import HEAVY, ContextDep, one_of
 from embedlab.lab.schemas import answer_model
 from embedlab.sims import context as sims
 from embedlab.sims.context import MAX_HEAD, MAX_LAYER, MAX_TEXTS, MAX_WORD, MIN_TEXTS, POOLINGS, ContextAnswer
@@ -23,7 +23,7 @@ def context(
         list[str], Query(description=f"{MIN_TEXTS} to {MAX_TEXTS} sentences, each holding the word")
     ] = EXAMPLE,
     word: Annotated[str, Query(min_length=1, max_length=MAX_WORD)] = "bank",
-    pooling: Annotated[str, Query(pattern="^(" + "|".join(POOLINGS) + ")$")] = "mean",
+    pooling: Annotated[str, one_of(POOLINGS)] = "mean",
     layer: Annotated[int, Query(ge=0, le=MAX_LAYER, description="the encoder layer whose attention is shown")] = 0,
     head: Annotated[int, Query(ge=0, le=MAX_HEAD)] = 0,
 ) -> ContextAnswer:

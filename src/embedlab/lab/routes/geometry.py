@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from embedlab.lab.deps import TableDep
+from embedlab.lab.deps import TableDep, one_of
 from embedlab.lab.schemas import answer_model
 from embedlab.sims.geometry import (
     LIMITS,
@@ -26,9 +26,7 @@ router = APIRouter(prefix="/api/geometry", tags=["geometry"])
 
 K = Annotated[int, Query(ge=1, le=MAX_K, description=f"answers, 1..{MAX_K}")]
 Word = Annotated[str, Query(min_length=1, max_length=MAX_TEXT)]
-Metric = Annotated[
-    str, Query(pattern="^(" + "|".join(LIMITS["metrics"]) + ")$", description="cosine, dot or euclidean")
-]
+Metric = Annotated[str, one_of(LIMITS["metrics"], "cosine, dot or euclidean")]
 
 
 @router.get("/neighbors", response_model=answer_model(Ranked))

@@ -17,7 +17,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from embedlab.lab.deps import HEAVY, MAX_NAME, LabDep, ProjectorDep, Token
+from embedlab.lab.deps import HEAVY, MAX_NAME, LabDep, ProjectorDep, Token, one_of
 from embedlab.lab.schemas import ProjectorKeys, answer_model
 from embedlab.sims import projector as sims
 from embedlab.sims.projector import DIMS, MAX_K, MAX_MOVERS, PROJECTIONS, SCHEMES, Comparison, Focus, ProjectorInfo
@@ -25,9 +25,9 @@ from embedlab.sims.projector import DIMS, MAX_K, MAX_MOVERS, PROJECTIONS, SCHEME
 router = APIRouter(prefix="/api/projector", tags=["projector"])
 
 
-Method = Annotated[str, Query(pattern="^(" + "|".join(PROJECTIONS) + ")$", description="pca (default) or umap")]
+Method = Annotated[str, one_of(PROJECTIONS, "pca (default) or umap")]
 Dims = Annotated[int, Query(ge=min(DIMS), le=max(DIMS), description="2 or 3")]
-Scheme = Annotated[str, Query(pattern="^(" + "|".join(SCHEMES) + ")$", description="band, theme or norm")]
+Scheme = Annotated[str, one_of(SCHEMES, "band, theme or norm")]
 K = Annotated[int, Query(ge=1, le=MAX_K, description=f"neighbours, 1..{MAX_K}")]
 Other = Annotated[str, Query(min_length=1, max_length=MAX_NAME, description="the served table to compare with")]
 Top = Annotated[int, Query(ge=1, le=MAX_MOVERS, description=f"movers listed, 1..{MAX_MOVERS}")]

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from embedlab.lab.deps import HEAVY, LabDep
+from embedlab.lab.deps import HEAVY, LabDep, one_of
 from embedlab.lab.schemas import answer_model
 from embedlab.sims.init_sweep import InitSweep, init_sweep
 from embedlab.sims.scale import LIMITS, MAX_DIM, MAX_FACTOR, MIN_DIM, ScaleBalance, balance
@@ -18,9 +18,9 @@ router = APIRouter(prefix="/api/scale", tags=["scale"])
 @router.get("", response_model=answer_model(ScaleBalance), dependencies=[HEAVY])
 def scale_balance(
     d_model: Annotated[int, Query(ge=MIN_DIM, le=MAX_DIM)] = 512,
-    scale: Annotated[str, Query(pattern="^(" + "|".join(LIMITS["scales"]) + ")$")] = "none",
+    scale: Annotated[str, one_of(LIMITS["scales"])] = "none",
     factor: Annotated[float, Query(ge=0, le=MAX_FACTOR, description="used when scale=number")] = 1.0,
-    init: Annotated[str, Query(pattern="^(" + "|".join(LIMITS["inits"]) + ")$")] = "inv_sqrt_d",
+    init: Annotated[str, one_of(LIMITS["inits"])] = "inv_sqrt_d",
 ) -> ScaleBalance:
     """Mean norms of token rows × the scale and of sinusoid rows at width d_model, their ratio,
     and a few combined vectors."""
@@ -30,8 +30,8 @@ def scale_balance(
 @router.get("/sweep", response_model=answer_model(InitSweep), dependencies=[HEAVY])
 def sweep(
     lab: LabDep,
-    optimizer: Annotated[str, Query(pattern="^(" + "|".join(LIMITS["sweep_optimizers"]) + ")$")] = "adamw",
-    head: Annotated[str, Query(pattern="^(" + "|".join(LIMITS["sweep_heads"]) + ")$")] = "untied",
+    optimizer: Annotated[str, one_of(LIMITS["sweep_optimizers"])] = "adamw",
+    head: Annotated[str, one_of(LIMITS["sweep_heads"])] = "untied",
     steps: Annotated[int, Query(ge=LIMITS["sweep_steps"][0], le=LIMITS["sweep_steps"][1])] = 60,
 ) -> InitSweep:
     """TinyLM trained `steps` steps for each σ of the sweep: norms at init, loss curves, verdicts.

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 
-from embedlab.lab.deps import MAX_TOKEN, TableDep
+from embedlab.lab.deps import MAX_TOKEN, TableDep, one_of
 from embedlab.lab.schemas import answer_model
 from embedlab.sims.lookup import TableSlice, neighbourhood_slice, table_slice
 from embedlab.sims.size import (
@@ -35,10 +35,6 @@ from embedlab.sims.size import (
 router = APIRouter(prefix="/api/size", tags=["size"])
 
 
-def _choice(name: str) -> str:
-    return "^(" + "|".join(LIMITS[name]) + ")$"
-
-
 @router.get("/presets", response_model=dict[str, answer_model(EmbeddingLayout)])
 def model_presets() -> dict[str, EmbeddingLayout]:
     """Every model preset's whole layout, by name: the page sends it back to /api/size as it is."""
@@ -49,7 +45,7 @@ def _layout(
     vocab_size: Annotated[int, Query(ge=0, le=MAX_VOCAB, description="V; 0 for an image layout")] = 30522,
     dim: Annotated[int, Query(ge=1, le=MAX_DIM, description="D")] = 768,
     tied: bool = True,
-    positions: Annotated[str, Query(pattern=_choice("positions"))] = "learned",
+    positions: Annotated[str, one_of(LIMITS["positions"])] = "learned",
     max_len: Annotated[int, Query(ge=0, le=MAX_LEN, description="rows of learned text positions")] = 512,
     n_segments: Annotated[int, Query(ge=0, le=MAX_SEGMENTS)] = 0,
     image_size: Annotated[int, Query(ge=0, le=MAX_IMAGE, description="H = W; 0 for text")] = 0,
@@ -61,7 +57,7 @@ def _layout(
 
 
 LayoutDep = Annotated[EmbeddingLayout, Depends(_layout)]
-DtypeQuery = Annotated[str, Query(pattern=_choice("dtypes"))]
+DtypeQuery = Annotated[str, one_of(LIMITS["dtypes"])]
 
 
 @router.get("", response_model=answer_model(SizeReport))

@@ -15,19 +15,18 @@ fasttext.py    Facebook fastText's .bin model (words, n-gram buckets, output), m
 fasttext_model.py  what a .bin holds: FastTextModel, fastText's and floret's Args layouts and codes
 floret.py      floret's text vectors (.floret, what spaCy reads): a floret table's bucket rows (write only)
 arrays.py      .safetensors and .npy, each with its NAME.vocab.json of keys and counts
+run.py         a training run's folder: every file's name, writer and reader (run.json, the table,
+               update counts, subwords, snapshots, metrics), the one owner of that contract
 projector.py   TensorFlow's Embedding Projector folder: vectors.tsv + metadata.tsv
 hf.py          a HuggingFace BERT-family folder's input token table (read only)
 benchmarks.py  word-pair and analogy benchmark files (WordSim-353, SimLex-999, Google)
 """
 
-from embedlab.vectors.io.arrays import map_safetensors
+from embedlab.vectors.io.arrays import map_safetensors, write_tensors
 from embedlab.vectors.io.benchmarks import read_analogies, read_pairs
 from embedlab.vectors.io.formats import (
     EXTENSIONS,
     FORMATS,
-    RUN_SETTINGS,
-    RUN_SUBWORDS,
-    RUN_TABLE,
     SUBWORD_FORMATS,
     WRITE_ONLY_EXTENSIONS,
     detect_format,
@@ -37,12 +36,12 @@ from embedlab.vectors.io.formats import (
     write_table,
 )
 from embedlab.vectors.io.hf import read_hf_table
+from embedlab.vectors.io.run import RUN_SUBWORDS, RUN_TABLE
 from embedlab.vectors.io.table import Table, first_duplicate
 
 __all__ = [
     "EXTENSIONS",
     "FORMATS",
-    "RUN_SETTINGS",
     "RUN_SUBWORDS",
     "RUN_TABLE",
     "SUBWORD_FORMATS",
@@ -58,4 +57,5 @@ __all__ = [
     "read_pairs",
     "read_table",
     "write_table",
+    "write_tensors",
 ]

@@ -21,14 +21,12 @@ from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.files import check_path
 from embedlab.reading import file_exists, file_kind, not_readable, readable_file
 from embedlab.vectors.io import arrays, fasttext, hf, projector, word2vec
+from embedlab.vectors.io.run import RUN_TABLE  # the table inside an `embedlab train` output folder
 from embedlab.vectors.io.table import Table
 
 FORMATS = ("word2vec", "word2vec-bin", "safetensors", "npy", "projector")  # a Table writes these; "hf" is read-only
 SUBWORD_FORMATS = ("fasttext", "floret")  # written by SubwordVectors.save: a plain Table has no n-grams
 WRITE_ONLY_EXTENSIONS = {".floret": "floret"}  # floret's text vectors: written for spaCy, not read back
-RUN_TABLE = "vectors.safetensors"  # the table inside an `embedlab train` output folder
-RUN_SUBWORDS = "subwords.safetensors"  # a subword run's word and bucket rows, beside RUN_TABLE
-RUN_SETTINGS = "run.json"  # the run's settings ("config"): what its table was trained with
 # file extension -> format, for reading and writing; a path without one is a projector folder on write
 EXTENSIONS = {
     ".txt": "word2vec",

@@ -1,16 +1,20 @@
-// Strategy arena: lesson 001's six ways to embed, raced for real. The bars are a finished race's
-// measurements (a full race from `embedlab arena`, else the quick race this page can start).
+// Strategy arena: lesson 001's six ways to embed, raced for real. Two races side by side, each named by
+// its budget: the full race (one run with `embedlab arena` in the cache, else the one recorded with
+// embedlab) and the quick race this page can run; the quick one never takes the full one's place.
 import { count, el, field, fixed, note, select, table } from "./dom.js";
 import { config, get, post, shown } from "./http.js";
 import { colour, plot } from "./plot.js";
 
 const POLL_MS = 1000;
 const HEADLINE = { lm: "bits_per_byte", rare: "rare_bits_per_byte", image: "accuracy", cost: "tokens_per_input" };
+const RACE_COLOURS = ["accent", "warm"]; // the full race's bars, the quick race's (lab.css)
+// One colour per sweep strategy (lab.css), the same in every width's panel, so the legend names each line.
+const SWEEP_COLOURS = ["accent", "warm", "green", "violet", "deep", "red", "position", "segment"];
 
 export async function render(root) {
   const { limits } = await config();
   const page = build(root, limits.arena);
-  page.task.addEventListener("change", () => page.state && drawRace(page, page.state));
+  page.task.addEventListener("change", () => page.state && drawRaces(page, page.state));
   page.start.addEventListener("click", () => shown(page.error, async () => follow(page, await post("/api/arena/start"))));
   await shown(page.error, async () => follow(page, await get("/api/arena")));
 }
@@ -24,13 +28,14 @@ function build(root, limits) {
     progress: el("div", { id: "arena-progress" }),
     bars: el("div", { id: "arena-bars", class: "plot" }),
     details: el("div", { id: "arena-details" }),
+    figures: el("div", { id: "arena-figures" }),
     verdicts: el("div", { id: "arena-verdicts" }),
-    curve: el("div", { id: "arena-curve", class: "plot" }),
+    curve: el("div", { id: "arena-curve", class: "plot short" }),
     sweepStatus: el("p", { id: "arena-sweep-status", class: "stat" }),
     sweep: el("div", { id: "arena-sweep", class: "plot" }),
     anchor: el("div", { id: "arena-anchor" }),
     state: null,
-    picked: null,
+    picked: null, // [strategy, which race] of the details shown: "race" (the full one) or "quick"
   };
   root.append(
     el("h2", {}, "Strategy arena"),
@@ -41,7 +46,9 @@ function build(root, limits) {
       "language modelling (held-out bits per byte), rare words, Fashion-MNIST and cost. The arena keeps the " +
       "lesson's proportions at a size two cores can train. A strategy that cannot do a task is marked n/a."),
     el("div", { class: "controls" }, field("task", page.task), page.start),
-    page.error, page.status, page.progress, page.bars, page.verdicts, el("div", { class: "grid2" }, page.details, page.curve),
+    page.error, page.status, page.progress, page.bars, page.verdicts,
+    // the per-metric table is wider than half the page: it gets the whole width, under its curve
+    el("div", { class: "grid2" }, page.details, page.curve), page.figures,
     el("h3", {}, "The budget axis: when does a larger vocabulary pay?"),
     el("p", {}, "The four text strategies raced again at several compute budgets and two body widths " +
       "(`embedlab arena --sweep`): a line per strategy, a panel per width, lower is better."),
@@ -55,7 +62,7 @@ async function follow(page, state) {
   page.start.disabled = state.status === "running";
   page.status.textContent = status(state);
   page.progress.replaceChildren(...(state.progress.length ? [progressTable(state)] : []));
-  if (state.race) await drawRace(page, state);
+  await drawRaces(page, state);
   await drawSweep(page, state);
   if (state.status === "running") {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -64,17 +71,33 @@ async function follow(page, state) {
   }
 }
 
+// The races shown, the full one first: [{key, race, name}], `name` saying its budget (the legend's).
+function races(state) {
+  const shown = [{ key: "race", race: state.race, name: raceName(state.race, state.source) }];
+  if (state.quick) shown.push({ key: "quick", race: state.quick, name: raceName(state.quick, "quick") });
+  return shown;
+}
+
+function raceName(race, source) {
+  const seeds = race.budget.seeds.length;
+  const name = `${race.budget.name} race, ${seeds} seed${seeds === 1 ? "" : "s"}`;
+  return source === "recorded" ? `${name}, recorded ${race.recorded.date}` : name;
+}
+
 function status(state) {
-  const shown = state.race && (state.source === "recorded" ? recordedRace(state.race.recorded) : `the ` +
-    `${state.race.budget.name} race (seeds ${state.race.budget.seeds.join(", ")}, ${state.race.budget.corpus} and Fashion-MNIST)`) +
-    (state.source === "quick" ? `. ${QUICK_DIFFERS}` : "");
+  const full = state.source === "recorded" ? recordedRace(state.race.recorded) : `the ` +
+    `${state.race.budget.name} race in the lab's cache (seeds ${state.race.budget.seeds.join(", ")}, ` +
+    `${state.race.budget.corpus} and Fashion-MNIST)`;
+  const quick = state.quick && `the ${state.quick.budget.name} race run here (seeds ` +
+    `${state.quick.budget.seeds.join(", ")}, ${state.quick.budget.corpus}). ${QUICK_DIFFERS}`;
   if (state.status === "running") {
-    return "A quick race is running (about 3 minutes): its progress is below. " +
-      (shown ? `Meanwhile the bars show ${shown}.` : "Its bars show here when it finishes.");
+    return `A quick race is running (about 3 minutes): its progress is below. Meanwhile the bars show ${full}` +
+      (quick ? `, and beside it ${quick}.` : "; the quick race's bars join them when it finishes.");
   }
-  const race = shown ? `Showing ${shown}.` : "No race yet: run the quick one (about 3 minutes).";
-  if (state.status === "failed") return `The quick race failed: ${state.message}. ${race}`;
-  return race;
+  const shown = `Showing ${full}` + (quick ? `, and beside it ${quick}.` : "; run the quick race " +
+    "(about 3 minutes) to see its bars beside them.");
+  if (state.status === "failed") return `The quick race failed: ${state.message}. ${shown}`;
+  return shown;
 }
 
 // Why the quick race's order need not be the full race's (docs/arena.md says the same).
@@ -84,7 +107,7 @@ const QUICK_DIFFERS = "The quick race trains on a sixteenth of the full race's c
 
 function recordedRace(recorded) {
   return `the full race recorded on ${recorded.date} (${recorded.machine}; ${recorded.command}; ` +
-    "3 seeds, gcide and Fashion-MNIST; run the quick one with the button)";
+    "3 seeds, gcide and Fashion-MNIST)";
 }
 
 function progressTable(state) {
@@ -102,41 +125,55 @@ function figure(value, unit) {
   return fixed(value, unit === "ms" ? 2 : 4);
 }
 
-async function drawRace(page, state) {
-  const race = state.race;
-  const task = page.task.value;
+// A race's headline rows for `task`, one per strategy of `names` (undefined where the race lacks it);
+// a bar only for a measured figure: not applicable (or not measured) is a word on the axis.
+function headline(race, task, names) {
   const metric = HEADLINE[task];
-  const labels = Object.fromEntries(race.strategies.map((s) => [s.name, s.label]));
-  const rows = race.strategies.map((s) => race.results.find((r) => r.strategy === s.name && r.task === task &&
-    (r.metric === metric || !r.applicable)));
-  // a bar only for a measured figure: not applicable (or not measured) is a word on the axis
-  const shownRows = rows.filter(Boolean).map((r) => ({ ...r, applicable: r.applicable && r.value !== null }));
-  const x = shownRows.map((r) => labels[r.strategy]);
-  const unit = shownRows.find((r) => r.applicable)?.unit ?? "";
-  const better = shownRows.find((r) => r.applicable)?.better ?? "";
-  await plot(page.bars, [{
-    type: "bar", x, y: shownRows.map((r) => (r.applicable ? r.value : null)),
-    customdata: shownRows.map((r) => r.strategy), marker: { color: colour("accent") },
-    text: shownRows.map((r) => (r.applicable ? figure(r.value, r.unit) : "")), textposition: "outside",
-    error_y: { type: "data", symmetric: false, array: shownRows.map((r) => (r.applicable ? r.spread[1] - r.value : 0)),
-      arrayminus: shownRows.map((r) => (r.applicable ? r.value - r.spread[0] : 0)) },
-    hovertemplate: "%{x}: %{text}<extra>click for details</extra>",
-  }], {
-    title: { text: `${task}: ${metric.replaceAll("_", " ")} (${unit}), ${better} is better` },
-    annotations: shownRows.map((r, i) => (r.applicable ? null : { x: x[i], y: 0, text: "n/a", showarrow: false,
-      yanchor: "bottom", font: { color: colour("muted") } })).filter(Boolean),
-    yaxis: { type: task === "cost" ? "log" : "linear" }, height: 380,
+  return names.map((name) => {
+    const r = race.results.find((x) => x.strategy === name && x.task === task && (x.metric === metric || !x.applicable));
+    return r && { ...r, applicable: r.applicable && r.value !== null };
   });
-  page.verdicts.replaceChildren(...verdicts(race, shownRows.filter((r) => r.applicable), labels));
-  page.bars.removeAllListeners?.("plotly_click");
-  page.bars.on("plotly_click", (event) => details(page, race, event.points[0].customdata));
-  await details(page, race, page.picked ?? race.strategies[0].name);
 }
 
-// The headline figure ranked, each strategy set against the next one down: "holds" when the paired
-// seeds' 95% interval of the difference clears 0, "within noise" when it does not (or one seed), as
-// arena/noise.py judges it and results.json's orderings record it.
-function verdicts(race, rows, labels) {
+async function drawRaces(page, state) {
+  const task = page.task.value;
+  const metric = HEADLINE[task];
+  const shown = races(state);
+  const labels = Object.fromEntries(shown.flatMap(({ race }) => race.strategies.map((s) => [s.name, s.label])));
+  const names = [...new Set(shown.flatMap(({ race }) => race.strategies.map((s) => s.name)))];
+  const rows = shown.map(({ race }) => headline(race, task, names));
+  const x = names.map((name) => labels[name]);
+  const measured = rows.flat().filter((r) => r?.applicable);
+  const unit = measured[0]?.unit ?? "";
+  const better = measured[0]?.better ?? "";
+  await plot(page.bars, shown.map(({ key, name }, i) => ({
+    type: "bar", name, x, y: rows[i].map((r) => (r?.applicable ? r.value : null)),
+    customdata: names.map((n) => [n, key]), marker: { color: colour(RACE_COLOURS[i]) },
+    text: rows[i].map((r) => (r?.applicable ? figure(r.value, r.unit) : "")), textposition: "outside",
+    error_y: { type: "data", symmetric: false, array: rows[i].map((r) => (r?.applicable ? r.spread[1] - r.value : 0)),
+      arrayminus: rows[i].map((r) => (r?.applicable ? r.value - r.spread[0] : 0)) },
+    hovertemplate: `${name}, %{x}: %{text}<extra>click for details</extra>`,
+  })), {
+    title: { text: `${task}: ${metric.replaceAll("_", " ")} (${unit}), ${better} is better` },
+    barmode: "group", showlegend: true, // the legend names each race by its budget
+    // n/a where no race measured the strategy on this task (a kind of strategy, the same in every race)
+    annotations: names.map((n, i) => (rows.some((r) => r[i]?.applicable) ? null : { x: x[i], y: 0, text: "n/a",
+      showarrow: false, yanchor: "bottom", font: { color: colour("muted") } })).filter(Boolean),
+    yaxis: { type: task === "cost" ? "log" : "linear" }, height: 400,
+  });
+  page.verdicts.replaceChildren(...shown.flatMap(({ key, race, name }, i) =>
+    verdicts(race, rows[i].filter((r) => r?.applicable), labels, key, name)));
+  page.bars.removeAllListeners?.("plotly_click");
+  page.bars.on("plotly_click", (event) => details(page, state, ...event.points[0].customdata));
+  const [name, key] = page.picked ?? [state.race.strategies[0].name, "race"];
+  await details(page, state, name, state[key] ? key : "race");
+}
+
+// A race's headline figure ranked, each strategy set against the next one down: "holds" where the
+// paired seeds' difference is beyond noise with every ordering of the race as one family (Holm's
+// correction; the API serves each race's orderings judged so, arena.claims.holm_orderings), "within
+// noise" where it is not (always, with one seed).
+function verdicts(race, rows, labels, key, name) {
   if (rows.length < 2) return [];
   const sign = rows[0].better === "lower" ? 1 : -1;
   const ranked = [...rows].sort((a, b) => sign * (a.value - b.value));
@@ -146,16 +183,22 @@ function verdicts(race, rows, labels) {
     ranked.map((r, i) => [i + 1, labels[r.strategy], figure(r.value, r.unit),
       r.interval ? r.interval.map((v) => figure(v, r.unit)).join(" – ") : "one seed",
       i + 1 < ranked.length ? judged(r, ranked[i + 1]) : ""]));
-  ranking.id = "arena-verdict-table";
-  return [ranking];
+  ranking.id = key === "race" ? "arena-verdict-table" : "arena-verdict-table-quick";
+  ranking.dataset.budget = race.budget.name;
+  return [el("h4", {}, `The ${name}: the ranking, judged against its seeds' noise (all its orderings as one ` +
+    "family, Holm's correction)"), ranking];
 }
 
-// A strategy's measured details: both scales, every figure, its learning curve.
-async function details(page, race, name) {
-  page.picked = name;
+// A strategy's measured details in one race (`key`: "race", the full one, or "quick"): both scales,
+// every figure, its learning curve.
+async function details(page, state, name, key) {
+  page.picked = [name, key];
+  const race = state[key];
   const s = race.strategies.find((t) => t.name === name);
+  if (!s) return; // a strategy the other race has and this one does not: nothing to detail
   const mine = race.results.filter((r) => r.strategy === name && r.applicable && r.value !== null);
   page.details.replaceChildren(el("h3", { id: "arena-picked" }, s.label),
+    note(`in the ${races(state).find((r) => r.key === key).name}`, { id: "arena-picked-race" }),
     table(["", "the lesson", "the arena"], [
       [s.kind === "text" ? "vocabulary" : "patch", s.kind === "text" ? count(s.lesson.vocab_size) :
         `${s.lesson.patch_size} px of ${s.lesson.image_size}`, s.kind === "text" ? count(s.arena.vocab_size) :
@@ -163,7 +206,8 @@ async function details(page, race, name) {
       ["width d", count(s.lesson.dim), count(s.arena.dim)],
       ["embedding parameters", count(s.lesson.params), count(s.arena.params)],
       ["tokens per input", s.lesson.tokens_per_input, fixed(mine.find((r) => r.metric === "tokens_per_input")?.value ?? NaN, 1)],
-    ]),
+    ]));
+  page.figures.replaceChildren(
     table(["task", "metric", "mean over seeds", "each seed", "unit", "95% interval"], mine.map((r) => [r.task,
       r.metric.replaceAll("_", " "), figure(r.value, r.unit), r.values.map((v) => figure(v, r.unit)).join(", "),
       r.unit, r.interval ? r.interval.map((v) => figure(v, r.unit)).join(" – ") : "one seed"])),
@@ -174,7 +218,7 @@ async function details(page, race, name) {
   await plot(page.curve, runs.map((r) => ({ type: "scatter", mode: "lines+markers", name: `seed ${r.seed}`,
     x: r.curve.map((p) => p[0]), y: r.curve.map((p) => p[1]) })),
   { title: { text: `${s.label}: ${s.kind === "text" ? "held-out bits per byte" : "test accuracy"} while training` },
-    xaxis: { title: { text: "training FLOPs" } }, legend: { orientation: "h", y: -0.3 } });
+    xaxis: { title: { text: "training FLOPs" } }, legend: { orientation: "h", y: -0.3 }, height: 340 });
 }
 
 // What a run's budget is: the same FLOPs for every strategy of a kind, or the same seconds (clock "wall").
@@ -195,10 +239,13 @@ async function drawSweep(page, state) {
       "race's seed intervals, not judged here. Your own: `embedlab arena --sweep --out " +
       "EMBEDLAB_CACHE/lab/arena/sweep` (or --sweep --quick into …/sweep-quick), then reload." :
     `Showing the ${sweep.plan.name} sweep (${about}).`;
-  const traces = widths.flatMap((width, i) => sweep.strategies.map((s) => {
+  const traces = widths.flatMap((width, i) => sweep.strategies.map((s, k) => {
     const rows = sweep.points.filter((p) => p.width === width)
       .map((p) => p.strategies.find((r) => r.strategy === s.name)).filter((r) => r && r.bits_per_byte !== null);
+    // one legend entry per strategy (the first panel's): every panel draws that strategy in its colour
+    const paint = colour(SWEEP_COLOURS[k % SWEEP_COLOURS.length]);
     return { type: "scatter", mode: "lines+markers", name: s.label, legendgroup: s.name, showlegend: i === 0,
+      line: { color: paint }, marker: { color: paint },
       xaxis: `x${i ? i + 1 : ""}`, yaxis: `y${i ? i + 1 : ""}`, x: rows.map((r) => r.train_flops),
       y: rows.map((r) => r.bits_per_byte), hovertemplate: `${s.label}, d = ${width}: %{y:.4f} bits/byte at %{x:.3g} FLOPs<extra></extra>` };
   }));
@@ -209,15 +256,30 @@ async function drawSweep(page, state) {
     title: { text: `The ${sweep.plan.name} sweep: bits per byte against training compute` }, height: 400 });
   const a = sweep.anchor;
   page.anchor.replaceChildren(
-    table(["width d", "non-vocabulary parameters", "winner at each budget, smallest first", "with compute",
-      "Tao et al.'s law there"], a.arena.map((w) => [w.width, count(w.non_vocab_params),
+    table(["width d", "non-vocabulary parameters", "winner at each budget, smallest first",
+      "with compute (point estimates)", "Tao et al.'s law there"], a.arena.map((w) => [w.width, count(w.non_vocab_params),
       w.winners.map((x) => count(x.vocab_size)).join(" → "), w.with_compute, count(Math.round(w.tao_vocab_at_params))])),
     note(`Tao et al. 2024: the compute-optimal vocabulary grows as N^${fixed(a.tao_exponent, 2)} with the ` +
       `non-vocabulary parameters N (${a.tao.map((t) => `${count(t.vocab_size)} at ${fixed(t.non_vocab_params / 1e6, 0)}M`).join(", ")}); ` +
-      `by that law 32K becomes the optimum near N = ${fixed(a.params_at_32k / 1e6, 0)}M. ` +
-      (a.same_direction === null ? "The arena's winner does not move across its budgets." :
-        `On bits per byte, the arena's winner moves ${a.same_direction ? "the same way" : "not the same way"} ` +
-        "as theirs, but only by margins within one seed's noise: the sweep resolves no change of winner. " +
-        "Their optimum minimises a loss per token less the unigram's, not bits per byte, so the two need " +
-        "not pick the same winner (docs/arena.md compares like with like).")));
+      `by that law 32K becomes the optimum near N = ${fixed(a.params_at_32k / 1e6, 0)}M. ${direction(sweep)} ` +
+      "Their optimum minimises a loss per token less the unigram's, not bits per byte, so the two need " +
+      "not pick the same winner (docs/arena.md compares like with like).", { id: "arena-direction" }));
+}
+
+// What the sweep says of its winner's direction, as docs/arena.md words it: the winners read off the point
+// estimates, and whether their margins over the runners-up are beyond noise (sweep.winners' verdicts).
+function direction(sweep) {
+  const a = sweep.anchor;
+  const winners = sweep.winners.filter((w) => w.metric === a.metric && w.verdict !== null);
+  const held = winners.filter((w) => w.verdict === "holds").length;
+  const moves = a.same_direction === null ? "stays the same at every budget" :
+    `moves ${a.same_direction ? "the same way as" : "otherwise than"} theirs`;
+  if (winners.length && held === winners.length) {
+    return `On bits per byte the arena's winner ${moves}, each winner beyond noise of its runner-up.`;
+  }
+  const seeds = sweep.plan.seeds.length;
+  return `On bits per byte the arena's winner ${moves} by the point estimates, but ${held ? `only ${held}` : "none"} ` +
+    `of its ${winners.length} winners beats the runner-up beyond noise (${seeds} seed${seeds === 1 ? "" : "s"} a ` +
+    "point): the arena resolves no change of winner, with compute or with width, and cannot say whether it " +
+    "moves as theirs does.";
 }
