@@ -504,7 +504,9 @@ def test_a_run_exported_as_bin_says_its_own_settings(corpus, tmp_path, run_cli):
     # a .bin read back keeps its settings: written again, the header is the same
     load(tmp_path / "run.bin").save(tmp_path / "again.bin")
     assert read_fasttext(tmp_path / "again.bin").args == args
-    (run / "run.json").write_text('{"config": {"method": "cbow", "epochs": -1}}', encoding="utf-8")
+    record = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    record["config"]["epochs"] = -1
+    (run / "run.json").write_text(json.dumps(record), encoding="utf-8")
     with pytest.raises(FileFormatError, match=r"run.json: not the settings of a word2vec run \(epochs must be"):
         load(run)  # a damaged record is named, not written into a header
 
