@@ -29,20 +29,30 @@ $(VENV)/.test-installed: pyproject.toml | $(PY)
 
 # The demo's training run: skip-gram on gensim's Wikipedia sample, 15 passes (~20 s on 2 cores).
 DEMO_RUN := runs/enwiki-sgns
+# And a subword table for the Subwords page's unseen words: fastText's model on the same sample, 5 passes,
+# 100,000 buckets (fastText's 2,000,000 would dwarf the sample's n-grams), its bucket update counts kept.
+SUBWORD_RUN := runs/enwiki-subwords
 EMBEDLAB := $(VENV)/bin/embedlab
+
+# $(call train,FOLDER,OPTIONS): train enwiki-sample into FOLDER, resume it if a run there was cut short,
+# or leave it if it is trained already.
+define train
+	@if [ -f $(1)/metrics.json ]; then echo "$(1) is trained already (remove it to train again)"; \
+	elif [ -f $(1)/checkpoint.pt ]; then $(EMBEDLAB) train enwiki-sample --out $(1) --resume; \
+	else rm -rf $(1) && $(EMBEDLAB) train enwiki-sample --out $(1) $(2); fi
+endef
 
 demo: $(VENV)/.demo-installed $(FASHION)
 	$(EMBEDLAB) embed "the cat sat on the mat"
-	@if [ -f $(DEMO_RUN)/metrics.json ]; then echo "$(DEMO_RUN) is trained already (remove it to train again)"; \
-	elif [ -f $(DEMO_RUN)/checkpoint.pt ]; then $(EMBEDLAB) train enwiki-sample --out $(DEMO_RUN) --resume; \
-	else rm -rf $(DEMO_RUN) && $(EMBEDLAB) train enwiki-sample --out $(DEMO_RUN) --epochs 15; fi
+	$(call train,$(DEMO_RUN),--epochs 15)
+	$(call train,$(SUBWORD_RUN),--subwords --buckets 100000 --epochs 5 --no-evaluate)
 	$(EMBEDLAB) evaluate $(DEMO_RUN)
 	$(EMBEDLAB) neighbors $(DEMO_RUN) january -k 5
 	$(EMBEDLAB) neighbors $(DEMO_RUN) two -k 5
 	$(EMBEDLAB) neighbors $(DEMO_RUN) france -k 5
 	$(EMBEDLAB) analogy $(DEMO_RUN) "father - man + woman" -k 3
-	@echo "Serving the lab on MiniLM and $(DEMO_RUN): open http://127.0.0.1:8000 (Ctrl-C stops it)"
-	$(EMBEDLAB) lab --vectors minilm --vectors $(DEMO_RUN)
+	@echo "Serving the lab on MiniLM, $(DEMO_RUN) and $(SUBWORD_RUN): open http://127.0.0.1:8000 (Ctrl-C stops it)"
+	$(EMBEDLAB) lab --vectors minilm --vectors $(DEMO_RUN) --vectors $(SUBWORD_RUN)
 
 # Lint and formatting first: a `# fmt: skip` in the tree is a decision, not an accident. Two pytest-xdist
 # workers (the suite waits on browsers and servers as much as it computes); loadgroup keeps the tests of

@@ -6,6 +6,7 @@ subword table (the fastText tool's .bin) served beside MiniLM by its own client 
     def test_y(open_sim): page = open_sim("lookup")                 # a browser page, simulation shown
     def test_z(open_sim, minilm_lab_url): open_sim("gradients", url=minilm_lab_url)   # a lab serving only minilm
     def test_w(subword_client): subword_client.get("/api/subwords/tables")   # minilm and wiki-ft.bin
+    def test_v(open_sim, map_labels): texts, overlapping = map_labels(open_sim("lookup"), "#lookup-map")
 
 `open_sim` fails a test whose page logged a console error or threw, whatever the test asserted.
 """
@@ -146,6 +147,26 @@ def subword_lab_url(subword_bin, lab_cache):
     """A real `embedlab lab` process serving minilm and the subword table "wiki-ft.bin"; its base URL."""
     with serving(["minilm", str(subword_bin)], lab_cache) as url:
         yield url
+
+
+# Every label drawn on a plot (annotations, and a trace's own text): its text and box in page pixels.
+LABELS = """(selector) => [...document.querySelectorAll(`${selector} .annotation-text, ${selector} .textpoint text`)]
+  .map((node) => { const b = node.getBoundingClientRect();
+                   return [node.textContent, [b.left, b.top, b.right, b.bottom]]; })"""
+
+
+@pytest.fixture
+def map_labels():
+    """map_labels(page, selector) -> (the texts of the labels drawn on that plot, the pairs of them
+    whose boxes overlap): a map whose labels pile up has pairs."""
+
+    def labels(page, selector: str) -> tuple[list[str], list[tuple[str, str]]]:
+        drawn = page.evaluate(LABELS, selector)
+        meet = [(a, b) for i, (a, p) in enumerate(drawn) for b, q in drawn[i + 1 :]
+                if p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]]  # fmt: skip
+        return [text for text, _ in drawn], meet
+
+    return labels
 
 
 @pytest.fixture(scope="session")

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 
-def test_static_vs_contextual_follows_the_word_through_the_layers(open_sim):
+def test_static_vs_contextual_follows_the_word_through_the_layers(open_sim, map_labels):
     page = open_sim("context")
     page.wait_for_selector("#ctx-curve .main-svg")
+    page.wait_for_selector("#ctx-map .annotation-text")
+    texts, overlapping = map_labels(page, "#ctx-map")
+    assert overlapping == [] and texts.count("bank") >= 1 and len(texts) >= 20  # of the 3 sentences' 37 pieces
     summary = page.inner_text("#ctx-summary")
     assert '"bank" is one piece, 3 occurrences' in summary and "after layer 6" in summary
     # the curve: three pairs of occurrences and the level of any two tokens, over layers 0..6
@@ -20,6 +23,8 @@ def test_static_vs_contextual_follows_the_word_through_the_layers(open_sim):
     page.wait_for_function("() => document.querySelector('#ctx-map-layer-value').innerText === 'layer 6'")
     assert page.evaluate("JSON.stringify(document.querySelector('#ctx-map').data[0].x)") != before
     assert "Closest static token rows at layer 6" in page.inner_text("#ctx-nearest")
+    texts, overlapping = map_labels(page, "#ctx-map")  # drawn with the layer's map (drawLayer awaits both)
+    assert overlapping == [] and "bank" in texts
     assert "bank" in page.inner_text("#ctx-nearest table")
 
 

@@ -29,3 +29,23 @@ def test_the_metric_switch_ranks_by_that_metric(open_sim, minilm_vectors, metric
     page.wait_for_function(f"keys => ({KEYS})('#geo-analogy').join() === keys", arg=",".join(expected))
     marked = {"dot": "a·b ◂", "euclidean": "‖a − b‖ ◂"}[metric]  # the pair's column the metric ranks by
     assert marked in page.inner_text("#geo-pair")
+
+
+def test_another_table_opens_on_queries_it_can_answer(open_sim, lab_run):
+    from embedlab.vectors import Vectors
+
+    run = Vectors.load(lab_run)
+    assert "cat" not in run and "king" in run  # the small run lacks MiniLM's pair cat, dog
+    page = open_sim("geometry")  # open_sim fails the test on the console error a 404 would log
+    page.wait_for_selector("#geo-pair-table")
+    assert page.input_value("#geo-a") == "cat" and page.input_value("#geo-word") == "king"
+    page.fill("#geo-word", "france")  # the user's own word, which the run has, stays
+    page.select_option("#geo-table", "wiki-run")
+    page.wait_for_function("() => document.querySelector('#geo-a').value !== 'cat'")
+    assert (page.input_value("#geo-a"), page.input_value("#geo-b")) == ("king", "queen")  # the next default pair
+    page.wait_for_function("() => document.querySelector('#geo-pair-table') !== null")
+    cosine = run.similarity("king", "queen")
+    page.wait_for_function(f"() => document.querySelector('#geo-pair').innerText.includes('{cosine:.4f}')")
+    assert page.input_value("#geo-word") == "france"
+    page.wait_for_function(f"keys => ({KEYS})('#geo-neighbors').join() === keys",
+                           arg=",".join(run.most_similar("france", topn=8).keys))  # fmt: skip

@@ -9,6 +9,8 @@ import math
 import pytest
 
 from embedlab.data.themes import THEMES
+from embedlab.vectors import Vectors
+from embedlab.vectors.frequency import word_rows
 
 ROW_FLOAT32 = 1e-6  # a float32 row sent as JSON and read back by plotly
 LESSON_GROUPS = ["animals", "colours", "buildings", "function words"]  # cat, dog, house, building, "the"
@@ -21,8 +23,12 @@ def plot_data(page, selector: str) -> list[dict]:
     return page.evaluate("s => JSON.parse(JSON.stringify(document.querySelector(s).data))", selector)
 
 
-def test_lookup_follows_the_chosen_token(open_sim, minilm_vectors):
+def test_lookup_follows_the_chosen_token(open_sim, minilm_vectors, map_labels):
     page = open_sim("lookup")
+    page.wait_for_selector("#lookup-map .annotation-text")
+    texts, overlapping = map_labels(page, "#lookup-map")
+    points = sum(len(t["x"]) for t in plot_data(page, "#lookup-map")[:-1])  # the ring is no word of its own
+    assert overlapping == [] and "king" in texts and len(texts) >= points // 2  # most words named, none on another
     king = minilm_vectors.index_of("king")
     assert f"row {king:,} of 30,522" in page.inner_text("#lookup-row-caption")
     assert page.inner_text("#lookup-difference").endswith("over all 384 columns = 0")
@@ -34,6 +40,9 @@ def test_lookup_follows_the_chosen_token(open_sim, minilm_vectors):
     assert bars["y"] == pytest.approx(minilm_vectors.get_vector("paris").tolist(), abs=ROW_FLOAT32)
     marked = plot_data(page, "#lookup-map")[-1]  # the ring around the chosen token's point
     assert marked["customdata"] == ["paris"]
+    page.wait_for_function("() => [...document.querySelectorAll('#lookup-map .annotation-text')]"
+                           ".some((n) => n.textContent === 'paris')")  # fmt: skip
+    assert map_labels(page, "#lookup-map")[1] == []
     assert page.inner_text("#lookup-chips button.selected") == "paris"
     assert page.inner_text("#lookup-looked-up").startswith(f"E[{paris}]")
 
@@ -72,10 +81,12 @@ def test_the_map_shows_the_themes_ticked(open_sim):
     assert page.is_disabled('#lookup-themes input[data-theme="animals"]')  # the last group ticked stays ticked
 
 
-def test_size_heat_map_follows_its_table_and_start(open_sim, minilm_vectors):
+def test_size_heat_map_follows_its_table_and_start(open_sim, minilm_vectors, lab_run):
     page = open_sim("size")
     [heat] = plot_data(page, "#size-heatmap")
-    assert heat["y"] == minilm_vectors.index_to_key[:32] and len(heat["z"][0]) == 64
+    start = minilm_vectors.index_of("the")  # 1996: the first word, past [PAD], 998 [unused…] and 997 characters
+    assert heat["y"] == minilm_vectors.index_to_key[start : start + 32] and len(heat["z"][0]) == 64
+    assert page.input_value("#size-start") == str(start)  # the page says where it opened
     page.fill("#size-start", "2000")
     page.wait_for_function(
         "() => document.querySelector('#size-slice-caption').innerText.startsWith('rows 2,000–2,031')"
@@ -87,3 +98,6 @@ def test_size_heat_map_follows_its_table_and_start(open_sim, minilm_vectors):
     page.wait_for_function("() => document.querySelector('#size-slice-caption').innerText.includes('wiki-run')")
     [heat] = plot_data(page, "#size-heatmap")
     assert len(heat["z"][0]) == 32  # the run's rows are 32 wide: the 64 columns asked for are cut to 32
+    run = Vectors.load(lab_run)  # another table opens on its own first word, not on row 2,000
+    first = word_rows(run.index_to_key, 1)[0]
+    assert page.input_value("#size-start") == str(first) and heat["y"][0] == run.index_to_key[first]

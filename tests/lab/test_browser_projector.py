@@ -41,6 +41,22 @@ def test_every_minilm_row_is_drawn_and_a_search_highlights_its_neighbours(open_s
     assert ranges[0] < point < ranges[1] and ranges[1] - ranges[0] < 1.0  # flown to the key
 
 
+# The 3-D axis cube's 8 corners on the screen, projected by the scene's own camera matrices (plotly draws
+# its 3-D ticks in WebGL, not as page elements), with the canvas's size; and the boxes of the toolbar and
+# the colour bar's title.
+CUBE = """() => { const gl = document.querySelector('#proj-map')._fullLayout.scene._scene.glplot;
+  const { model, view, projection } = gl.cameraParams; const [lo, hi] = gl.bounds;
+  const times = (m, v) => [0, 1, 2, 3].map((r) => m[r] * v[0] + m[4 + r] * v[1] + m[8 + r] * v[2] + m[12 + r] * v[3]);
+  const { width, height } = gl.canvas.getBoundingClientRect(); const corners = [];
+  for (const x of [lo[0], hi[0]]) for (const y of [lo[1], hi[1]]) for (const z of [lo[2], hi[2]]) {
+    const c = times(projection, times(view, times(model, [x, y, z, 1])));
+    corners.push([(c[0] / c[3] + 1) / 2 * width, (1 - c[1] / c[3]) / 2 * height]); }
+  return { width, height, corners }; }"""
+BOXES = """() => ['.modebar', '.cbtitle'].map((s) => { const b = document.querySelector(`#proj-map ${s}`)
+  .getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; })"""
+TICK_ROOM = 40  # px: a tick label stands off its cube edge and is up to ~35 px wide ("−0.4" and its pad)
+
+
 def test_a_trained_run_coloured_by_band_in_3d(open_sim, lab_run):
     run = Vectors.load(lab_run)
     page = open_sim("projector")
@@ -51,6 +67,13 @@ def test_a_trained_run_coloured_by_band_in_3d(open_sim, lab_run):
     assert sum(t["n"] for t in traces(page)) == len(run)
     page.select_option("#proj-dims", "3")
     page.wait_for_function("() => document.querySelector('#proj-map').data[0].type === 'scatter3d'")
+    cube = page.evaluate(CUBE)  # the whole cube and room for its ticks inside the canvas, not cut at its edge
+    assert all(TICK_ROOM <= x <= cube["width"] - TICK_ROOM for x, _ in cube["corners"]), cube
+    assert all(TICK_ROOM <= y <= cube["height"] - TICK_ROOM for _, y in cube["corners"]), cube
+    page.select_option("#proj-scheme", "norm")  # a colour bar, whose title the toolbar must leave free
+    page.wait_for_function("() => document.querySelector('#proj-map .cbtitle') !== null")
+    toolbar, title = page.evaluate(BOXES)
+    assert toolbar[3] <= title[1] or title[2] <= toolbar[0], (toolbar, title)  # above it, or beside it
     search(page, "war")
     shown = page.eval_on_selector_all("#proj-neighbours tr td:nth-child(2)", "cells => cells.map((c) => c.innerText)")
     assert shown == list(run.most_similar("war", topn=10).keys)

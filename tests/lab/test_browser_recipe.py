@@ -27,6 +27,17 @@ def test_the_position_slider_moves_the_position_addend(open_sim, bert_oracle):
     token = re.search(r"token\s+(\S+)", before).group(1)
     assert re.search(r"token\s+(\S+)", after).group(1) == token  # the token row stays put
 
+    # each recipe shows its own special tokens, and the piece picked stays the same word
+    special = "() => [...document.querySelectorAll('#recipe-tokens .chip.special')].map((c) => c.innerText)"
+    assert page.evaluate(special) == ["[CLS]", "[SEP]"]
+    assert "[CLS] before the text and [SEP] after it" in page.inner_text("#recipe-specials")
+    page.select_option("#recipe-name", "gpt2")
+    page.wait_for_function("() => document.querySelector('#recipe-summary').innerText.includes('fresh gpt2')")
+    assert page.inner_text("#recipe-specials").startswith("gpt2 adds no special token")
+    assert page.evaluate(special) == [] and "[CLS]" not in page.inner_text("#recipe-tokens")
+    assert page.inner_text("#recipe-tokens .chip.selected") == "cat"
+    assert '"cat" (id 4937) at position 1;' in page.inner_text("#recipe-summary")  # the text's second piece
+
 
 X_HEAT = "() => document.querySelector('#recipe-x').data[0].z"  # the cosine matrix plotly drew
 

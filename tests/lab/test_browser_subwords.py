@@ -54,7 +54,7 @@ def test_the_unseen_word_panel_follows_the_typed_word(open_sim, subword_lab_url,
     page = open_sim("subwords", url=subword_lab_url)
     page.wait_for_selector("#sub-unseen .sub-ngram")
     assert page.eval_on_selector_all("#sub-unseen-table option", "os => os.map(o => o.value)") == ["wiki-ft.bin"]
-    assert "unknown for a file from fastText or gensim" in page.inner_text("#sub-unseen")
+    assert "a fastText .bin has no place for them, whoever wrote it" in page.inner_text("#sub-unseen")
 
     def typed(word: str, shows: str) -> None:
         before = page.inner_text("#sub-unseen")
@@ -91,7 +91,9 @@ def test_the_unseen_word_panel_follows_the_typed_word(open_sim, subword_lab_url,
 
 def test_without_a_subword_table_the_panel_says_how_to_serve_one(open_sim):
     page = open_sim("subwords")  # minilm and a word2vec run: whole-word tables only
-    assert "embedlab lab --vectors minilm --vectors model.bin" in page.inner_text("#sub-no-subword-tables")
+    hint = page.inner_text("#sub-no-subword-tables")
+    assert "a run folder trained with --subwords" in hint and "a fastText .bin that has n-grams" in hint
+    assert "embedlab lab --vectors minilm --vectors runs/sub" in hint
     assert page.query_selector("#sub-unseen-word") is None
 
 

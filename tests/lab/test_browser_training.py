@@ -24,7 +24,7 @@ SCREEN = """(word) => { const d = document.querySelector('#train-map');
 API = "async (path) => (await fetch(path)).json()"
 
 
-def test_a_run_started_from_the_page_moves_the_map(open_sim):
+def test_a_run_started_from_the_page_moves_the_map(open_sim, map_labels):
     page = open_sim("training", timeout_ms=WAIT_MS)
     before = page.inner_text("#train-progress")
     page.select_option("#train-corpus", "enwiki-sample")
@@ -45,6 +45,9 @@ def test_a_run_started_from_the_page_moves_the_map(open_sim):
     )
     drawn = page.evaluate(DRAWN)
     assert set(drawn) == set(state["tokens"])
+    page.wait_for_selector("#train-map .annotation-text")
+    texts, overlapping = map_labels(page, "#train-map")
+    assert overlapping == [] and set(texts) <= set(drawn) and len(texts) >= 10  # named, none on another
     for token, xy in zip(state["tokens"], state["frames"][-1]["coordinates"], strict=True):
         assert drawn[token] == pytest.approx(xy, rel=1e-9)  # the map shows the last frame's numbers
 
@@ -64,6 +67,7 @@ def test_a_run_started_from_the_page_moves_the_map(open_sim):
     for token, xy in zip(state["tokens"], state["frames"][0]["coordinates"], strict=True):
         assert first[token] == pytest.approx(xy, rel=1e-9)  # the random start, before any training
     assert first["king"] != drawn["king"]
+    assert map_labels(page, "#train-map")[1] == []  # the random start, its rows bunched near zero
 
 
 def test_the_map_shows_the_themes_ticked(open_sim):

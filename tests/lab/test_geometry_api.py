@@ -48,3 +48,14 @@ def test_a_subword_table_answers_an_unseen_word_and_says_so(subword_client, subw
     pair = subword_client.get("/api/geometry/pair", params={"table": name, "a": "unhappinesses", "b": "recieve"})
     assert pair.status_code == 200
     assert pair.json()["parts"]["cosine"] == pytest.approx(table.similarity("unhappinesses", "recieve"), abs=1e-6)
+
+
+def test_defaults_are_the_tables_own(client):
+    run = client.get("/api/geometry/defaults", params={"table": "wiki-run"}).json()
+    assert run == {"table": "wiki-run", "word": "king", "expression": "king - man + woman", "a": "king", "b": "queen"}
+    kept = client.get("/api/geometry/defaults", params={"table": "minilm", "word": "paris", "a": "cat"}).json()
+    assert (kept["word"], kept["a"], kept["b"]) == ("paris", "cat", "dog")  # a lone `a` is no pair: the default
+    assert (
+        client.get("/api/geometry/pair", params={"table": "wiki-run", "a": run["a"], "b": run["b"]}).status_code == 200
+    )
+    assert client.get("/api/geometry/defaults", params={"table": "nope"}).status_code == 404

@@ -62,6 +62,8 @@ def test_slice_is_a_block_of_the_table(client, minilm_vectors):
     r = client.get("/api/size/slice", params={"table": "minilm", "start": 2000, "rows": 4, "dims": 5}).json()
     assert r["keys"] == minilm_vectors.index_to_key[2000:2004] and r["rows"] == [2000, 2001, 2002, 2003]
     assert r["values"] == minilm_vectors.vectors[2000:2004, :5].tolist() and r["vocab_size"] == 30522
+    opened = client.get("/api/size/slice", params={"table": "minilm", "rows": 3, "dims": 1}).json()
+    assert opened["keys"] == ["the", "of", "and"] and opened["rows"] == [1996, 1997, 1998]  # past [PAD], [unused…], "!"
 
 
 def test_slice_of_a_run_and_a_neighbourhood(client, lab_run):

@@ -88,7 +88,8 @@ def test_position_alone_and_the_fresh_recipes(client):
     assert alone["addends"] == ["position"] and set(alone["rows"]) == {"position", "total"}
     np.testing.assert_array_equal(alone["rows"]["total"], layers.position.weight[1000].detach().numpy())
     tr = _get(client, recipe="transformer", text="the cat sat the", index=1, addends="token")
-    assert tr["available"] == ["token", "position"] and tr["identical"] == [[1, 4]]
+    assert tr["available"] == ["token", "position"] and tr["identical"] == [[0, 3]]  # no [CLS]: "the" at 0 and 3
+    assert tr["pieces"] == ["the", "cat", "sat", "the"] and tr["specials"] == {"start": [], "end": []}
 
 
 @pytest.mark.parametrize(

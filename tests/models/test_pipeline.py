@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from embedlab.errors import InvalidValueError
-from embedlab.models.pipeline import Pipeline
+from embedlab.layers.recipes import RECIPES
+from embedlab.models.pipeline import SPECIALS, Pipeline, Specials
 
 FP32 = 1e-5  # float32 LayerNorm against transformers
 
@@ -102,7 +103,7 @@ def test_fresh_recipes_share_the_tokenizer_and_are_seeded():
     assert not gpt2.embedding.training
 
     walk = gpt2.walk("the cat sat")
-    assert walk.pieces == ["[CLS]", "the", "cat", "sat", "[SEP]"]  # MiniLM's tokenizer
+    assert walk.pieces == ["the", "cat", "sat"] and walk.special == [False] * 3  # MiniLM's pieces, gpt2's specials
     placed = gpt2.place(walk, 2, position=900)
     assert placed.segment is None and set(placed.rows) == {"token", "position", "total"}  # no segments, no LayerNorm
     torch.testing.assert_close(placed.rows["token"], gpt2.embedding.token.weight[walk.ids[2]])
@@ -120,3 +121,25 @@ def test_fresh_transformer_scales_tokens_and_adds_sinusoids():
     angle = 4999 / 10000 ** ((i - i % 2) / 384)
     expected = torch.where(i % 2 == 0, angle.sin(), angle.cos()).float()  # the formula, computed apart
     torch.testing.assert_close(placed.rows["position"], expected, atol=1e-6, rtol=0)
+
+
+def test_each_recipe_adds_its_own_special_tokens(pipe):
+    assert set(SPECIALS) == set(RECIPES)  # every recipe says what it adds
+    assert pipe.specials == SPECIALS["bert"] == Specials(("[CLS]",), ("[SEP]",))  # read from MiniLM's tokenizer
+    bert = Pipeline.fresh("bert").walk("the cat", pair="a dog")
+    ours = pipe.walk("the cat", pair="a dog")  # the template rebuilt from SPECIALS is MiniLM's own
+    assert (bert.pieces, bert.ids, bert.segment_ids, bert.special) == (
+        ours.pieces,
+        ours.ids,
+        ours.segment_ids,
+        ours.special,
+    )
+    assert bert.special == [True, False, False, True, False, False, True]
+    for name in ("gpt2", "transformer"):  # nothing before or after, for one text or a pair
+        fresh = Pipeline.fresh(name)
+        walk = fresh.walk("the cat", pair="a dog")
+        assert fresh.specials == Specials() and walk.pieces == ["the", "cat", "a", "dog"] and not any(walk.special)
+    with pytest.raises(
+        InvalidValueError, match="recipe 'llama' on minilm: the recipe adds '<s>', which the tokenizer's"
+    ):
+        Pipeline.fresh("llama")  # MiniLM's vocabulary has no <s>: refused rather than walked without it

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 from embedlab.errors import UnknownNameError
 from embedlab.files import json_safe
-from embedlab.sims.geometry import analogy, neighbours, pair
+from embedlab.sims.geometry import analogy, defaults, neighbours, pair
 from embedlab.vectors import Vectors
 from embedlab.vectors.similarity import METRICS
 
@@ -68,3 +68,31 @@ def test_the_metrics_rank_differently(minilm_vectors):
 def test_an_unknown_key_is_named(minilm_vectors):
     with pytest.raises(UnknownNameError, match="unknown key 'kign'"):
         pair(minilm_vectors, "kign", "king")
+
+
+def _table(keys):
+    return Vectors(keys, np.eye(len(keys), dtype=np.float32))
+
+
+def test_defaults_are_what_the_table_can_answer(minilm_vectors):
+    opened = defaults(minilm_vectors)
+    assert (opened.word, opened.expression, opened.a, opened.b) == ("king", "king - man + woman", "cat", "dog")
+    # a table without cat: the next default pair it has; without any default: its first words, by row
+    small = _table(["[PAD]", "the", "!", "of", "king", "man", "woman", "queen"])
+    assert (defaults(small).a, defaults(small).b, defaults(small).expression) == ("king", "queen", "king - man + woman")
+    bare = _table(["[PAD]", "the", "##s", "of", "and", "x"])
+    opened = defaults(bare)
+    assert (opened.word, opened.expression, opened.a, opened.b) == ("the", "the - of + and", "the", "of")
+    # each is answerable: an unknown key would raise (the page's 404)
+    assert neighbours(bare, opened.word, k=2).found.keys and analogy(bare, opened.expression, k=1).found.keys
+
+
+def test_defaults_keep_the_queries_the_table_has():
+    table = _table(["the", "of", "king", "man", "woman", "queen", "rome"])
+    kept = defaults(table, word="rome", expression="queen - woman + man", a="of", b="rome")
+    assert (kept.word, kept.expression, kept.a, kept.b) == ("rome", "queen - woman + man", "of", "rome")
+    swapped = defaults(table, word="paris", expression="paris - rome + x", a="of", b="paris")
+    assert (swapped.word, swapped.expression, swapped.a, swapped.b) == ("king", "king - man + woman", "king", "queen")
+    assert defaults(table, expression="king - - man").expression == "king - man + woman"  # unparsed: replaced
+    one = defaults(_table(["[PAD]"]))  # no word at all: any key, paired with itself
+    assert (one.word, one.a, one.b, one.expression) == ("[PAD]", "[PAD]", "[PAD]", "[PAD] - [PAD] + [PAD]")

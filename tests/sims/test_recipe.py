@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from embedlab.errors import InvalidValueError
 from embedlab.files import json_safe
-from embedlab.models.pipeline import Pipeline
+from embedlab.models.pipeline import SPECIALS, Pipeline
 from embedlab.sims.recipe import MAX_TOKENS, PRETRAINED, RECIPE_NAMES, SEED, Recipe, fresh_pipeline
 
 FP32 = 1e-5  # float32 LayerNorm in torch's functional form vs the module
@@ -31,6 +31,7 @@ def test_bert_places_minilms_own_rows(bert, position, segment):
     view = bert.place("the cat sat on the mat", index=2, position=position, segment=segment)
     layers = bert.pipeline.embedding
     assert view.pieces == ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]"] and view.piece == "cat"
+    assert view.special == [True] + [False] * 6 + [True] and view.specials == SPECIALS["bert"]
     at, seg = (2 if position is None else position), (0 if segment is None else segment)
     assert (view.position, view.segment) == (at, seg)
     rows = _rows(view)
@@ -116,6 +117,7 @@ def test_fresh_recipes_are_the_seeded_layers(name):
     oracle = Pipeline.fresh(name, "minilm", seed=SEED).embedding  # built apart, from the same seed
     view = recipe.place("the cat sat", index=2, position=7)
     assert view.pretrained is False and view.segment is None
+    assert view.pieces == ["the", "cat", "sat"] and view.special == [False] * 3  # no [CLS] or [SEP]
     assert torch.equal(_rows(view)["token"], oracle.token(torch.tensor([view.ids[2]]))[0])
     assert "segment" not in view.rows and "output" not in view.rows  # no segments, no LayerNorm
 

@@ -475,6 +475,53 @@ def test_export_writes_fasttext_for_a_subword_bin_unless_the_format_says_otherwi
     assert not (tmp_path / "c.bin").exists()
 
 
+def tool_args(path) -> dict[str, str]:
+    """The Args of a .bin as the tool reads them: `fasttext dump path args`, one "name value" a line."""
+    done = subprocess.run([_require_tool(), "dump", str(path), "args"], capture_output=True, text=True, check=True)
+    return dict(line.split(" ", 1) for line in done.stdout.splitlines())
+
+
+# none of these is fastText's default (epoch 5, ws 5, neg 5, minCount 5, t 1e-4, skipgram)
+RUN_SETTINGS = {"method": "cbow", "epochs": 2, "window": 3, "negative": 7, "min_count": 3, "sample": 0.01}
+
+
+def test_a_run_exported_as_bin_says_its_own_settings(corpus, tmp_path, run_cli):
+    from embedlab.train import RunConfig, train
+
+    config = RunConfig(corpus=str(corpus), dim=8, threads=1, subwords=True, buckets=1000, **RUN_SETTINGS)
+    run = train(config, tmp_path / "run", evaluate=False).path  # 2,000 lines, 2 epochs: about a second
+    status, _, err = run_cli("export", str(run), "--out", str(tmp_path / "run.bin"))
+    assert status == 0, err
+    args = read_fasttext(tmp_path / "run.bin").args
+    assert (args["epoch"], args["ws"], args["neg"], args["minCount"], args["t"]) == (2, 3, 7, 3, 0.01)
+    assert (args["model"], args["loss"], args["dim"], args["bucket"]) == (MODELS["cbow"], 2, 8, 1000)
+    shown = tool_args(tmp_path / "run.bin")  # the tool reads the same header
+    assert {name: shown[name] for name in ("epoch", "ws", "neg", "minCount", "t", "model", "loss")} == {
+        "epoch": "2", "ws": "3", "neg": "7", "minCount": "3", "t": "0.01", "model": "cbow", "loss": "ns"}  # fmt: skip
+    table = load(run)
+    words = [*table.index_to_key[:20], "unhappinesses"]  # and its vectors, a word without a row among them
+    np.testing.assert_allclose(tool_vectors(tmp_path / "run.bin", words), [table[w] for w in words], **PRINTED)
+    # a .bin read back keeps its settings: written again, the header is the same
+    load(tmp_path / "run.bin").save(tmp_path / "again.bin")
+    assert read_fasttext(tmp_path / "again.bin").args == args
+    record = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    record["config"]["epochs"] = -1
+    (run / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(FileFormatError, match=r"run.json: not the settings of a word2vec run \(epochs must be"):
+        load(run)  # a damaged record is named, not written into a header
+
+
+def test_damaged_run_settings_are_named():
+    from embedlab.vectors.io.fasttext_model import training_of_run
+
+    with pytest.raises(FileFormatError, match=r"r/run.json: not the settings of a word2vec run \(epochs must be"):
+        training_of_run({**RUN_SETTINGS, "epochs": "2"}, "r/run.json")
+    with pytest.raises(FileFormatError, match=r"\(method must be one of sgns, cbow; got 'lm'\)"):
+        training_of_run({**RUN_SETTINGS, "method": "lm"}, "r/run.json")
+    with pytest.raises(FileFormatError, match=r"\(its config must be an object; got"):
+        training_of_run([1], "r/run.json")
+
+
 def test_neighbors_of_an_unseen_word_say_it_came_from_ngrams(tool_bin, run_cli):
     status, out, err = run_cli("neighbors", str(tool_bin), "unhappinesses", "-k", "3", "--json")
     assert status == 0, err

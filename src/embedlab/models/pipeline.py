@@ -9,7 +9,9 @@
     pipe.walk("the cat sat on the mat", include=("token", "segment"))
                        no position rows in the sum: both "the" get the same row of X
 
-    Pipeline.fresh("gpt2")             MiniLM's tokenizer with a newly initialised gpt2 recipe
+    Pipeline.fresh("gpt2")             MiniLM's tokenizer with a newly initialised gpt2 recipe, and
+                                       gpt2's special tokens: none, so the pieces are the text's own
+    SPECIALS["bert"]                   Specials(start=('[CLS]',), end=('[SEP]',))
 
 The norms show the lessons' point about magnitudes: which addend dominates the sum.
 """
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import torch
 from tokenizers import Tokenizer
+from tokenizers.processors import TemplateProcessing
 
 from embedlab.data.models import read_config, resolve_model
 from embedlab.errors import InvalidValueError, check_int
@@ -29,6 +32,50 @@ from embedlab.layers.recipes import ADDEND_NAMES, EmbeddingParts, InputEmbedding
 from embedlab.models.pretrained import bert_config, load_input_embedding, load_tokenizer
 
 ADDENDS = (*ADDEND_NAMES, "total", "output")
+
+
+@dataclass(frozen=True)
+class Specials:
+    """The special tokens a recipe's tokenizer adds around a plain text: `start` before its pieces,
+    `end` after them. A pair of texts is start A end B end (BERT's layout, B in segment 1)."""
+
+    start: tuple[str, ...] = ()  # e.g. ("[CLS]",): BERT classifies from this piece's last state
+    end: tuple[str, ...] = ()  # e.g. ("[SEP]",): BERT closes each sentence with it
+
+    @classmethod
+    def of(cls, tokenizer: Tokenizer) -> Specials:
+        """What `tokenizer` adds around a one-word text, read from its special-tokens mask."""
+        enc = tokenizer.encode("a")
+        first, last = enc.special_tokens_mask.index(0), len(enc.ids) - enc.special_tokens_mask[::-1].index(0)
+        return cls(tuple(enc.tokens[:first]), tuple(enc.tokens[last:]))
+
+    def processor(self, tokenizer: Tokenizer, where: str) -> TemplateProcessing:
+        """The post-processor that adds these tokens, with their ids in `tokenizer`'s vocabulary
+        (`where`, e.g. "recipe 'llama' on minilm", names the pair in the error when one is missing)."""
+        ids = {}
+        for token in dict.fromkeys(self.start + self.end):
+            ids[token] = tokenizer.token_to_id(token)
+            if ids[token] is None:
+                raise InvalidValueError(f"{where}: the recipe adds {token!r}, which the tokenizer's vocabulary lacks")
+        start, end = list(self.start), list(self.end)
+        return TemplateProcessing(
+            single=[*start, "$A", *end],
+            pair=[*start, "$A", *end, "$B:1", *(f"{t}:1" for t in end)],
+            special_tokens=list(ids.items()),
+        )
+
+
+# What each recipe's family adds to a plain text (models/pretrained.py loads a real model's own).
+SPECIALS: dict[str, Specials] = {
+    "bert": Specials(("[CLS]",), ("[SEP]",)),
+    # GPT-2's tokenizer adds nothing: <|endoftext|> separates documents in its training stream only.
+    "gpt2": Specials(),
+    # The original paper's encoder reads the source pieces as they are; it names no marker.
+    "transformer": Specials(),
+    "llama": Specials(("<s>",)),  # a beginning-of-sequence token, no end: generation goes on
+    "gemma": Specials(("<bos>",)),
+    "t5": Specials((), ("</s>",)),  # the end-of-sequence token only
+}
 
 
 @dataclass
@@ -40,6 +87,7 @@ class Walk:
     pieces: list[str]
     ids: list[int]
     segment_ids: list[int]
+    special: list[bool]  # per piece: added by the recipe (Specials), not cut from the text
     parts: EmbeddingParts
     include: tuple[str, ...]  # the addends in the sum (and so in X), in the recipe's order
 
@@ -64,6 +112,7 @@ class Walk:
             "pieces": self.pieces,
             "ids": self.ids,
             "segment_ids": self.segment_ids,
+            "special": self.special,
             "positions": list(range(len(self.ids))),
             "include": list(self.include),
             "norms": self.norms(),
@@ -87,7 +136,7 @@ class Placement:
 
 
 class Pipeline:
-    """A tokenizer and the InputEmbedding of the same model."""
+    """A tokenizer and the InputEmbedding of the same model; `specials` what the tokenizer adds."""
 
     def __init__(self, tokenizer: Tokenizer, embedding: InputEmbedding) -> None:
         # subtle: saved tokenizers often pad to a fixed length and truncate silently; a walk
@@ -96,6 +145,7 @@ class Pipeline:
         tokenizer.no_truncation()
         self.tokenizer = tokenizer
         self.embedding = embedding
+        self.specials = Specials.of(tokenizer)
 
     @classmethod
     def load(cls, name_or_path: str | Path) -> Pipeline:
@@ -105,7 +155,8 @@ class Pipeline:
 
     @classmethod
     def fresh(cls, recipe: str, model: str | Path = "minilm", seed: int = 0) -> Pipeline:
-        """`model`'s tokenizer with a newly initialised `recipe` at the model's V and D (eval mode).
+        """`model`'s tokenizer with a newly initialised `recipe` at the model's V and D (eval mode),
+        adding the recipe's special tokens (SPECIALS), not the model's.
 
         The same ids then go through a trained table and an untrained one of the same size.
         """
@@ -116,7 +167,10 @@ class Pipeline:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(check_int("seed", seed, low=0))
             embedding = InputEmbedding.from_recipe(recipe, config.vocab_size, config.dim)
-        return cls(load_tokenizer(folder), embedding.eval())
+        tokenizer = load_tokenizer(folder)
+        # the recipe's own markers: a gpt2 walk through BERT's tokenizer has no [CLS] or [SEP]
+        tokenizer.post_processor = SPECIALS[recipe].processor(tokenizer, f"recipe {recipe!r} on {model}")
+        return cls(tokenizer, embedding.eval())
 
     @torch.no_grad()
     def walk(self, text: str, pair: str | None = None, include: Collection[str] | None = None) -> Walk:
@@ -132,7 +186,8 @@ class Pipeline:
         segments = torch.tensor([enc.type_ids]) if self.embedding.segment is not None else None
         include = self.embedding.check_include(include)  # the names, in order, for the walk to keep
         parts = self.embedding.addends(ids, segments, include=include)
-        return Walk(text, pair, list(enc.tokens), list(enc.ids), list(enc.type_ids), parts, include)
+        special = [bool(m) for m in enc.special_tokens_mask]
+        return Walk(text, pair, list(enc.tokens), list(enc.ids), list(enc.type_ids), special, parts, include)
 
     @torch.no_grad()
     def place(self, walk: Walk, index: int, position: int | None = None, segment: int | None = None) -> Placement:

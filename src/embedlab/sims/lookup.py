@@ -25,6 +25,7 @@ from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import Matrix, Vector
 from embedlab.scratch import one_hot
 from embedlab.sims.limits import MAX_TOKEN
+from embedlab.vectors.frequency import word_rows
 from embedlab.vectors.keys import resolve_key, themed_keys
 from embedlab.vectors.projection import Projection, project_2d
 from embedlab.vectors.table import Vectors
@@ -154,15 +155,20 @@ class TableSlice:
     dim: int  # D
 
 
-def table_slice(vectors: Vectors, start: int = 0, rows: int = 32, dims: int = 64) -> TableSlice:
+def table_slice(vectors: Vectors, start: int | None = None, rows: int = 32, dims: int = 64) -> TableSlice:
     """E (V, D) -> E[start : start + rows, :dims] (n, m), cut short at the table's last row and
-    column (n <= rows, m <= dims).
+    column (n <= rows, m <= dims). No `start`: the table's first word row (word_rows), not its
+    [PAD] and [unused…] rows; row 0 if it has no word.
 
     >>> table_slice(Vectors(["a", "b", "c"], np.eye(3)), start=1, rows=5, dims=2).values
     array([[0., 1.],
            [0., 0.]], dtype=float32)
+    >>> table_slice(Vectors(["[PAD]", "!", "the", "of"], np.eye(4)), rows=2).keys
+    ('the', 'of')
     """
     V = len(vectors)
+    if start is None:
+        start = next(iter(word_rows(vectors.index_to_key, 1)), 0)
     start = check_int("start", start, low=0, high=V - 1)
     stop = start + check_int("rows", rows, low=1)
     return _block(vectors, list(range(start, min(stop, V))), dims)

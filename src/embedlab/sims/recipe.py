@@ -3,7 +3,8 @@ their sum and, where the recipe has one, LayerNorm; and the whole sentence's X, 
 enter attention, compared piece with piece.
 
 "bert" is MiniLM's real input embedding; "gpt2" and "transformer" are fresh layers of the same
-size (MiniLM's vocabulary and width, seed 0) fed MiniLM's token ids, so the three compare.
+size (MiniLM's vocabulary and width, seed 0) fed MiniLM's token ids, so the three compare. Each adds
+its own family's special tokens (models.pipeline.SPECIALS): bert [CLS] … [SEP], the others none.
 
     recipe = Recipe("bert", Pipeline.load("minilm"))
     view = recipe.place("the cat sat on the mat", index=2, position=40)
@@ -30,14 +31,14 @@ import torch
 from embedlab.errors import InvalidValueError, check_choice, check_int
 from embedlab.files import Matrix, Vector
 from embedlab.layers.recipes import ADDEND_NAMES, RECIPES
-from embedlab.models.pipeline import Pipeline
+from embedlab.models.pipeline import SPECIALS, Pipeline, Specials
 from embedlab.vectors.similarity import score_matrix
 
 RECIPE_NAMES = ("bert", "gpt2", "transformer")
 PRETRAINED = "bert"  # the recipe whose layers are MiniLM's trained ones; the others are fresh
 MODEL = "minilm"  # the built-in model whose tokenizer (and, for bert, whose layers) every recipe uses
 SEED = 0  # fresh recipes: the same layers at every start
-MAX_TOKENS = 64  # pieces of a sentence, [CLS] and [SEP] included: a page shows each as a chip
+MAX_TOKENS = 64  # pieces of a sentence, the special tokens included: a page shows each as a chip
 MAX_TEXT = 200  # characters of the lab's sentence
 MAX_POSITION = 4999  # the longest table served (transformer: 5000 sinusoid rows); each recipe checks its own
 LIMITS = {
@@ -48,6 +49,8 @@ LIMITS = {
     "pretrained": PRETRAINED,
     "segmented": [name for name in RECIPE_NAMES if RECIPES[name].get("n_segments")],
     "addends": list(ADDEND_NAMES),
+    # what each recipe adds around a text, known to the page before an answer says so
+    "specials": {name: {"start": list(SPECIALS[name].start), "end": list(SPECIALS[name].end)} for name in RECIPE_NAMES},
 }
 
 
@@ -64,8 +67,10 @@ class RecipeView:
     recipe: str  # the recipe's name
     pretrained: bool  # MiniLM's trained layers (PRETRAINED), or fresh ones
     config: dict[str, str | int | float | bool | None]  # the recipe's EmbeddingConfig fields
-    pieces: list[str]  # the sentence's T pieces, [CLS] and [SEP] included where the tokenizer adds them
+    pieces: list[str]  # the sentence's T pieces, the recipe's special tokens included
     ids: list[int]  # their ids
+    specials: Specials  # the special tokens the recipe adds before and after a text
+    special: list[bool]  # (T,) whether each piece is one of those, added rather than cut from the text
     index: int  # the piece placed
     available: tuple[str, ...]  # the recipe's addends
     addends: tuple[str, ...]  # those in the sum, in the recipe's order
@@ -111,6 +116,8 @@ class Recipe:
             config=asdict(self.pipeline.embedding.config),
             pieces=walk.pieces,
             ids=walk.ids,
+            specials=self.pipeline.specials,
+            special=walk.special,
             index=index,
             available=self.pipeline.embedding.addend_names,
             addends=walk.include,

@@ -8,8 +8,9 @@ embedlab.vectors.SubwordVectors), taken apart, beside what a whole-word table an
     view.whole_word                             # "unknown key 'philosophys': not among the 9630 keys of ..."
 
 The n-grams and bucket ids are embedlab.hashing's (fastText's FNV-1a ids), each bucket with how
-many training updates its row got when the table knows (a table trained here; a file from fastText
-or gensim does not say). A whole-word table holding the same words and vectors has nothing for a
+many training updates its row got when the table knows: a run folder trained here with --subwords
+does; a fastText .bin has no place for them, whoever wrote it (the fastText tool, gensim or
+`embedlab export`). A whole-word table holding the same words and vectors has nothing for a
 word without a row: `whole_word` is its lookup's error, word for word. A word the subword table
 cannot make a vector for either (no n-gram of min_n..max_n characters, or none of its buckets ever
 updated) has no neighbours, and `unknown` says why in the table's own words.
@@ -39,7 +40,7 @@ class Ngram:
 
     text: str  # the n-gram, boundary marks included: "<ph", "ys>"
     bucket: int  # its bucket, 0..buckets-1: FNV-1a (fastText's) or MurmurHash3 (floret's, each key hash_count times)
-    updates: int | None  # training updates of that bucket's row; None when unknown (a file from fastText or gensim)
+    updates: int | None  # training updates of that bucket's row; None when unknown (a .bin does not hold them)
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class UnseenWord:
     min_n: int  # shortest n-gram, in characters (boundary marks count)
     max_n: int  # longest n-gram
     ngrams: tuple[Ngram, ...]  # those of "<word>" in fastText's order; one occurring twice is listed twice
-    updates_known: bool  # whether the table knows its buckets' update counts (False: a file from fastText or gensim)
+    updates_known: bool  # whether the table knows its buckets' update counts (False: a .bin has no place for them)
     row: int | None  # the word's own row among the whole words; None: it has none
     source: str | None  # "word" (its own row and n-gram rows), "ngrams" (n-gram rows alone); None: no vector
     unknown: str | None  # why the subword table can make no vector for the word (its error), else None

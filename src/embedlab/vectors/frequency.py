@@ -4,6 +4,7 @@
     band(250_000)                       'very frequent': the band of one count
     band_rows(counts, BANDS)            the rows of each band: (n_b,) int64 row indices per band
     frequency_bands(counts, 100)        FrequencyBands: ids seen >= 100 times, and the rare rest
+    word_rows(vectors.index_to_key, 3)  the first 3 rows that hold words: a table's most frequent ones
 
 A row moves only when its key is in a batch, so a rare key's row gets few updates: the tokenizer's
 statistics, the norms of a trained table (analysis.py) and the lab's update counts are all read
@@ -12,7 +13,7 @@ band by band, with these bands.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,3 +73,22 @@ def frequency_bands(counts: Sequence[int] | np.ndarray, threshold: int) -> Frequ
     threshold = check_int("threshold", threshold, low=1)
     well, rare = band_rows(counts, ((threshold, "well trained"), (0, "rare")))
     return FrequencyBands(threshold, well.tolist(), rare.tolist())
+
+
+def word_rows(keys: Iterable[str], n: int) -> list[int]:
+    """The first `n` rows (fewer if the table has fewer) whose keys are words, letters only and two at
+    least, in table order. A trained run's rows are sorted by count and a WordPiece vocabulary lists
+    its words after its special tokens ([PAD], [unused0], ...) and single characters, so these are
+    the table's most frequent words: where a page opens when it knows no better.
+
+    >>> word_rows(["[PAD]", "[unused0]", "!", "a", "the", "##s", "of", "cat"], 3)
+    [4, 6, 7]
+    """
+    n = check_int("n", n, low=0)
+    rows = []
+    for row, key in enumerate(keys):
+        if len(rows) == n:
+            break
+        if len(key) > 1 and key.isalpha():
+            rows.append(row)
+    return rows

@@ -8,6 +8,8 @@
     table.most_similar("unhappinesses")    # ranks the whole words, as every Vectors query
     table = SubwordVectors.load("wiki.bin")  # a fastText .bin (the tool's, gensim's or ours), mapped
     table.save("copy.bin")                   # Facebook's .bin again: fastText and gensim read it
+    table.training                           # {"epoch": 5, "window": 5, ...}: the settings a .bin's
+                                             # header gets (a run folder's own, a .bin's; None: fastText's)
 
     load("minilm" | PATH)                    # the richest table a name or path holds: a SubwordVectors
                                              # for a fastText .bin with n-grams or an `embedlab train
@@ -51,8 +53,9 @@ from embedlab.reading import file_exists, readable_file
 from embedlab.vectors import io
 from embedlab.vectors import similarity as sim
 from embedlab.vectors.io.fasttext import FastTextModel, read_fasttext, write_fasttext
+from embedlab.vectors.io.fasttext_model import training_of_run
 from embedlab.vectors.io.floret import write_floret_text
-from embedlab.vectors.io.run import RUN_SUBWORDS, read_run_table, read_subwords
+from embedlab.vectors.io.run import RUN_FILE, RUN_SUBWORDS, read_record, read_run_table, read_subwords
 from embedlab.vectors.io.table import check_finite
 from embedlab.vectors.similarity import read_only
 from embedlab.vectors.table import Vectors
@@ -112,6 +115,9 @@ class SubwordVectors(Vectors):
         self._ngram_rows = grams  # (B, d) the bucket rows, shared by the n-grams hashed to each
         self.min_n, self.max_n, self.hash_count = min_n, max_n, hash_count
         self.bucket_counts = None if bucket_counts is None else np.asarray(bucket_counts, dtype=np.int64)
+        # the settings the rows were trained with, by FastTextModel.from_arrays' names, where known (a
+        # .bin's Args, a run folder's run.json): a .bin written from the table says them, not fastText's defaults
+        self.training: dict | None = None
         if self.bucket_counts is not None and self.bucket_counts.shape != (self.buckets,):
             raise InvalidValueError(
                 f"bucket_counts must have one entry per bucket ({self.buckets}); got shape {self.bucket_counts.shape}"
@@ -143,6 +149,7 @@ class SubwordVectors(Vectors):
         )
         if floret and n:  # floret's quirk, as the file means it: its first word keeps its own row
             table._first_own_row = model.word_rows[0]
+        table.training = model.training
         return table
 
     @classmethod
@@ -179,6 +186,7 @@ class SubwordVectors(Vectors):
             min_n=self.min_n,
             max_n=self.max_n,
             hash_count=self.hash_count,
+            **(self.training or {}),
         )
 
     def save(self, path: str | Path, format: str | None = None, replace: bool = True) -> list[Path]:
@@ -357,6 +365,7 @@ def load(name_or_path: str | Path) -> Vectors:
                                   max_n=rows.max_n, name=str(name_or_path), bucket_counts=rows.bucket_counts,
                                   hash_count=rows.hash_count)  # fmt: skip
         subwords.mapped = stamp
+        subwords.training = run_training(path)
         return subwords
     if path.is_file() and io.detect_format(path) == "fasttext":
         stamp = FileStamp.of(path)
@@ -366,3 +375,11 @@ def load(name_or_path: str | Path) -> Vectors:
             subwords.mapped = stamp
             return subwords
     return Vectors.load(name_or_path)
+
+
+def run_training(folder: Path) -> dict | None:
+    """A run folder's training settings for its .bin's header (FastTextModel.from_arrays' names),
+    from its run.json; None for a folder without one (its header then says fastText's defaults)."""
+    if not file_exists(folder / RUN_FILE, "a run's settings"):
+        return None
+    return training_of_run(read_record(folder)["config"], str(folder / RUN_FILE))

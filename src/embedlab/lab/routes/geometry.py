@@ -9,7 +9,18 @@ from fastapi import APIRouter, Query
 
 from embedlab.lab.deps import TableDep, one_of
 from embedlab.lab.schemas import answer_model
-from embedlab.sims.geometry import LIMITS, MAX_K, MAX_TEXT, PairView, Ranked, analogy, neighbours, pair
+from embedlab.sims.geometry import (
+    LIMITS,
+    MAX_K,
+    MAX_TEXT,
+    Defaults,
+    PairView,
+    Ranked,
+    analogy,
+    defaults,
+    neighbours,
+    pair,
+)
 
 router = APIRouter(prefix="/api/geometry", tags=["geometry"])
 
@@ -34,3 +45,12 @@ def solve(vectors: TableDep, expression: Word, k: K = 5, metric: Metric = "cosin
 def two_keys(vectors: TableDep, a: Word, b: Word) -> PairView:
     """a·b, ‖a‖, ‖b‖, cos θ, θ and ‖a − b‖ for two keys' rows."""
     return pair(vectors, a, b)
+
+
+Kept = Annotated[str | None, Query(min_length=1, max_length=MAX_TEXT, description="kept if the table has its keys")]
+
+
+@router.get("/defaults", response_model=answer_model(Defaults))
+def opening(vectors: TableDep, word: Kept = None, expression: Kept = None, a: Kept = None, b: Kept = None) -> Defaults:
+    """Queries this table answers: those given where it has their keys, else its defaults."""
+    return defaults(vectors, word, expression, a, b)

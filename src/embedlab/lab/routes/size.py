@@ -81,7 +81,9 @@ def output_size(
 @router.get("/slice", response_model=answer_model(TableSlice))
 def table_block(
     vectors: TableDep,
-    start: Annotated[int, Query(ge=0, description="first row (below the table's V)")] = 0,
+    start: Annotated[
+        int | None, Query(ge=0, description="first row (below the table's V); none: the table's first word")
+    ] = None,
     rows: Annotated[int, Query(ge=1, le=MAX_SLICE_ROWS, description=f"rows, 1..{MAX_SLICE_ROWS}")] = 32,
     dims: Annotated[int, Query(ge=1, le=MAX_SLICE_DIMS, description=f"columns, 1..{MAX_SLICE_DIMS}")] = 64,
     token: Annotated[

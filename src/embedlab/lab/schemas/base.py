@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-Limit = int | float | str | list[int] | list[float] | list[str]  # a bound, a [low, high] pair, or the choices
+# a bound, a [low, high] pair, the choices, or per choice its named lists (the recipes' special tokens)
+Limit = int | float | str | list[int] | list[float] | list[str] | dict[str, dict[str, list[str]]]
 
 
 class Answer(BaseModel):

@@ -2,6 +2,8 @@
 
     FastTextModel(args, words, counts, entry_types, input, output, ntokens)
     FastTextModel.from_arrays(words, word_rows, ngram_rows, counts, min_n=3, max_n=6)   # fastText's defaults
+    model.training                    {"epoch": 5, "window": 5, ...}: from_arrays' settings, as the Args say
+    training_of_run(config, where)    the same settings of an `embedlab train` run (its run.json "config")
 
 Reading and writing the file itself is fasttext.py's; the byte layout is described there.
 """
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from embedlab.errors import InvalidValueError, check_choice, check_float, check_int, describe
+from embedlab.errors import FileFormatError, InvalidValueError, check_choice, check_float, check_int, describe
 from embedlab.hashing import MAX_BUCKETS
 
 MAGIC, VERSION = 793712314, 12  # fastText's FASTTEXT_FILEFORMAT_MAGIC_INT32 and FASTTEXT_VERSION
@@ -41,6 +43,9 @@ FLORET_ARGS = dict(list(ARGS.items())[:11] + [("mode", ("i", 2)), ("hashCount", 
 LOSSES = {"hs": 1, "ns": 2, "softmax": 3, "ova": 4}  # fastText's loss_name codes
 MODELS = {"cbow": 1, "skipgram": 2, "supervised": 3}  # fastText's model_name codes
 MODES = {"fasttext": 1, "floret": 2}  # floret's mode_name codes
+TRAINED = ("cbow", "skipgram")  # the models from_arrays writes: word vectors, not a classifier
+# an `embedlab train` run's method -> fastText's model (its word2vec trainer: negative sampling, "ns")
+RUN_MODELS = {"sgns": "skipgram", "cbow": "cbow"}
 MAX_HASH_COUNT = 4  # floret's hashCount: 1..4 of the four 32-bit parts of a 128-bit MurmurHash3
 LAYOUTS = {"fastText": ARGS, "floret": FLORET_ARGS}  # the two Args a .bin may hold, by whose they are
 DICT_FORMAT = "<iiiqq"  # size, nwords, nlabels, ntokens, pruneidx_size: 28 bytes
@@ -136,6 +141,17 @@ class FastTextModel:
         return self.args["hashCount"] if self.args.get("mode") == MODES["floret"] else None
 
     @property
+    def training(self) -> dict | None:
+        """The training settings the Args hold, by from_arrays' names (window for ws, sample for t,
+        ...), so a table read from this file writes them back; None for a model from_arrays does not
+        write (a supervised one) or codes fastText does not define."""
+        a, models, losses = self.args, {v: k for k, v in MODELS.items()}, {v: k for k, v in LOSSES.items()}
+        if models.get(a["model"]) not in TRAINED or losses.get(a["loss"]) is None:
+            return None
+        settings = {"epoch": a["epoch"], "window": a["ws"], "negative": a["neg"], "min_count": a["minCount"]}
+        return settings | {"model": models[a["model"]], "loss": losses[a["loss"]], "sample": a["t"]}
+
+    @property
     def word_rows(self) -> np.ndarray:
         """(nwords, D) each word's own input row (a view)."""
         return self.input[: self.nwords]
@@ -192,7 +208,7 @@ class FastTextModel:
             "minCount": min_count,
             "neg": negative,
             "loss": LOSSES[check_choice("loss", loss, tuple(LOSSES))],
-            "model": MODELS[check_choice("model", model, ("cbow", "skipgram"))],
+            "model": MODELS[check_choice("model", model, TRAINED)],
             "bucket": len(ngram_rows),
             "minn": min_n,
             "maxn": max_n,
@@ -209,6 +225,27 @@ class FastTextModel:
             np.asarray(output, dtype=np.float32),
             int(counts.sum()) if ntokens is None else ntokens,
         )
+
+
+def training_of_run(config: object, where: str) -> dict:
+    """An `embedlab train` run's settings (run.json's "config", `where` names the file) -> from_arrays'
+    training settings: epochs, window, negative, min_count and sample as fastText's epoch, ws, neg,
+    minCount and t (fastText's t is word2vec's sample: both keep a word of frequency f with
+    probability sqrt(t/f) + t/f). FileFormatError naming the setting for one missing or out of range.
+
+    >>> training_of_run({"method": "cbow", "epochs": 3, "window": 2, "negative": 7, "min_count": 1, "sample": 0.0}, "r")
+    {'epoch': 3, 'window': 2, 'negative': 7, 'min_count': 1, 'sample': 0.0, 'model': 'cbow', 'loss': 'ns'}
+    """
+    fields = {"epoch": "epochs", "window": "window", "negative": "negative", "min_count": "min_count"}
+    try:
+        if not isinstance(config, dict):
+            raise InvalidValueError(f"its config must be an object; got {describe(config)}")
+        method = check_choice("method", config.get("method"), tuple(RUN_MODELS))
+        settings = {name: check_int(ours, config.get(ours), low=1, high=2**31 - 1) for name, ours in fields.items()}
+        settings["sample"] = check_float("sample", config.get("sample"), low=0.0)
+    except InvalidValueError as err:
+        raise FileFormatError(f"{where}: not the settings of a word2vec run ({err})") from None
+    return settings | {"model": RUN_MODELS[method], "loss": "ns"}
 
 
 def args_format(fields: dict) -> str:

@@ -4,7 +4,7 @@
 // encoder layer L makes (the API's attention `layer` is 0-based, so its layer L is asked as L - 1).
 import { el, field, fixed, note, numbered, select, table } from "./dom.js";
 import { config, get, latest } from "./http.js";
-import { colour, plot } from "./plot.js";
+import { colour, labelPoints, plot } from "./plot.js";
 
 const EXAMPLE = ["he sat on the river bank and watched the water", "she paid the cheque into the bank",
   "the boat drifted toward the muddy bank of the stream", ""];
@@ -139,7 +139,7 @@ async function drawLayer(page, r) {
   const frame = r.map.frames[layer];
   const traces = r.texts.map((_, s) => {
     const points = r.map.tokens.map((t, i) => ({ t, i })).filter(({ t }) => t.text === s);
-    return { type: "scatter", mode: "markers+text", name: `sentence ${s + 1}`, textposition: "top center", cliponaxis: false,
+    return { type: "scatter", mode: "markers", name: `sentence ${s + 1}`, hovertemplate: "%{text}<extra></extra>",
       x: points.map(({ i }) => frame[i][0]), y: points.map(({ i }) => frame[i][1]),
       text: points.map(({ t }) => t.piece), marker: { color: colour(SENTENCE_COLOURS[s]), size: 7, opacity: 0.6 } };
   });
@@ -151,6 +151,9 @@ async function drawLayer(page, r) {
   await plot(page.map, traces, { title: { text: `Every token at layer ${layer} (PCA, ${fixed(100 * (v1 + v2), 0)}% ` +
     "of the variance)" }, ...legendBelow(traces.length, 5, 440), xaxis: { zeroline: false, automargin: true },
     yaxis: { zeroline: false, scaleanchor: "x", automargin: true } });
+  const order = [...new Set([...at, ...r.map.tokens.keys()])]; // the word's occurrences first
+  await labelPoints(page.map, order.map((i) => ({ x: frame[i][0], y: frame[i][1], text: r.map.tokens[i].piece,
+    radius: at.includes(i) ? 10 : 4 }))); // the markers' sizes: 16 ringed, 7
   const view = r.layers[layer];
   page.nearest.replaceChildren(el("h3", {}, `Closest static token rows at layer ${layer}`),
     table(["occurrence", "‖v‖", "nearest rows of the token table (cosine)"],

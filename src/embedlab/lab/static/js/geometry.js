@@ -21,11 +21,28 @@ export async function render(root) {
       (r) => page.pair.replaceChildren(parts(r, page.metric.value)), page.pair),
   };
   const update = () => Promise.all(Object.values(views).map((view) => view()));
-  for (const input of [page.source, page.metric]) input.addEventListener("change", update);
+  // Another table keeps the queries it can answer and replaces the others by ones it can (a small run
+  // may lack "king"): asked before the queries, so none is sent to a table that lacks its words.
+  const reopen = latest(() => get("/api/geometry/defaults", current(page)), (r) => { fill(page, r); return update(); },
+    page.neighbours);
+  page.source.addEventListener("change", reopen);
+  page.metric.addEventListener("change", update);
   page.word.addEventListener("change", views.neighbours);
   page.expression.addEventListener("change", views.answers);
   for (const input of [page.a, page.b]) input.addEventListener("change", views.pair);
-  await update();
+  await reopen();
+}
+
+const QUERIES = ["word", "expression", "a", "b"]; // the inputs, by the names /api/geometry/defaults uses
+
+// The table and the queries typed so far (an empty one is left out: the table's default fills it).
+function current(page) {
+  const filled = QUERIES.filter((name) => page[name].value.trim()).map((name) => [name, page[name].value]);
+  return [["table", page.source.value], ...filled];
+}
+
+function fill(page, r) {
+  for (const name of QUERIES) page[name].value = r[name];
 }
 
 function build(root, tables, limits) {
@@ -33,10 +50,10 @@ function build(root, tables, limits) {
   const page = {
     source: select("geo-table", tables),
     metric: select("geo-metric", limits.metrics),
-    word: text("geo-word", "king"),
-    expression: text("geo-expr", "king - man + woman", 24),
-    a: text("geo-a", "cat"),
-    b: text("geo-b", "dog"),
+    word: text("geo-word", ""), // the four queries: filled from the table's defaults (reopen)
+    expression: text("geo-expr", "", 24),
+    a: text("geo-a", ""),
+    b: text("geo-b", ""),
     neighbours: el("div", { id: "geo-neighbors" }),
     answers: el("div", { id: "geo-analogy" }),
     pair: el("div", { id: "geo-pair" }),

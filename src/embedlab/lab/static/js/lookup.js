@@ -1,7 +1,7 @@
 // Lookup: a token's row as bars, its place on a 2-D map of the theme groups picked, and one-hot × E.
 import { el, field, fixed, select, checkbox, note, count, themePicker } from "./dom.js";
 import { config, get, latest } from "./http.js";
-import { bars, colour, plot, themeColour } from "./plot.js";
+import { bars, colour, labelPoints, plot, themeColour } from "./plot.js";
 
 export async function render(root) {
   const [{ tables }, { limits, themes }] = await Promise.all([get("/api/tables"), config()]);
@@ -71,9 +71,9 @@ async function drawMap(page, r) {
   page.mapCaption.textContent = r.caption;
   const traces = r.theme_names.filter((theme) => r.themes.includes(theme)).map((theme) => {
     const at = r.themes.flatMap((th, i) => (th === theme ? [i] : []));
-    return { type: "scatter", mode: "markers+text", name: theme, x: at.map((i) => coordinates[i][0]),
+    return { type: "scatter", mode: "markers", name: theme, x: at.map((i) => coordinates[i][0]),
       y: at.map((i) => coordinates[i][1]), text: at.map((i) => r.words[i]), customdata: at.map((i) => r.words[i]),
-      textposition: "top center", marker: { size: 9, color: themeColour(page.themes, theme) } };
+      hovertemplate: "%{text}<extra></extra>", marker: { size: 9, color: themeColour(page.themes, theme) } };
   });
   const [x, y] = coordinates[r.highlight];
   traces.push({ type: "scatter", mode: "markers", name: `'${r.words[r.highlight]}'`, x: [x], y: [y],
@@ -82,6 +82,9 @@ async function drawMap(page, r) {
   const [a, b] = ratio.map((v) => `${(100 * v).toFixed(0)}%`);
   await plot(page.map, traces, { xaxis: { title: { text: `axis 1 (${a})` }, zeroline: false },
     yaxis: { title: { text: `axis 2 (${b})` }, zeroline: false }, height: 460 });
+  const order = [r.highlight, ...r.words.keys()].filter((i, n, all) => all.indexOf(i) === n); // the word first
+  await labelPoints(page.map, order.map((i) => ({ x: coordinates[i][0], y: coordinates[i][1], text: r.words[i],
+    radius: i === r.highlight ? 12 : 5 }))); // the ring: size 20 and its line
   if (!page.clickable) { // plotly gives the div .on() once it has drawn there; one handler is enough
     page.clickable = true;
     page.map.on("plotly_click", (event) => page.pick(event.points[0]?.customdata));

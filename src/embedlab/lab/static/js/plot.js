@@ -73,3 +73,50 @@ export function themeColour(themes, name) {
   if (name === themes.chosen) return colour("ink");
   return themes.colours[name] ?? themes.colours[themes.other];
 }
+
+// Labels that do not pile up: `points` [{x, y, text, radius}] in the axes' units (radius: the marker's, in
+// pixels, if not `radius`), the most important first. Each label goes to the first of the places around
+// its point (above, below, right, left, then the diagonals; then the same a little farther out, with a
+// line to its point) where its box meets no label placed before it, no point, no line and no edge of the
+// plot area; a label with no such place is left out (its point still names itself on hover). Drawn as
+// annotations once `div`'s plot has fixed its axes (await plot() first): -> a promise of the labels.
+const LABEL_SIDES = [[0, -1], [0, 1], [1, 0], [-1, 0], [1, -1], [-1, -1], [1, 1], [-1, 1]]; // (x, y), y down
+const LEADER = 16; // px between a point and a label placed farther out, bridged by a line
+const measure = document.createElement("canvas").getContext("2d");
+// plotly reads an annotation's text as its own small HTML: a key such as "<un" must be escaped
+const escaped = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+export async function labelPoints(div, points, { size = 11, radius = 5, gap = 2 } = {}) {
+  const { _size: area, xaxis, yaxis } = div._fullLayout; // plot area in pixels; the axes' ranges as drawn
+  const scale = (range, span) => (v) => ((v - range[0]) / (range[1] - range[0])) * span;
+  const px = scale(xaxis.range, area.w), py = (v) => area.h - scale(yaxis.range, area.h)(v); // y grows down
+  measure.font = `${size}px system-ui, sans-serif`;
+  const h = Math.ceil(size * 1.25) + gap;
+  const square = (x, y, r) => ({ x: x - r, y: y - r, w: 2 * r, h: 2 * r });
+  const dots = points.map((p) => square(px(p.x), py(p.y), p.radius ?? radius));
+  const meets = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  const inside = (b) => b.x >= 0 && b.y >= 0 && b.x + b.w <= area.w && b.y + b.h <= area.h;
+  const taken = []; // the boxes of the labels placed, and small squares along their lines
+  const annotations = [];
+  points.forEach((p, i) => {
+    const w = Math.ceil(measure.measureText(p.text).width) + gap, cx = px(p.x), cy = py(p.y);
+    const r = p.radius ?? radius;
+    for (const far of [0, LEADER]) {
+      for (const [sx, sy] of LABEL_SIDES) {
+        const dx = sx * (r + far + w / 2), dy = sy * (r + far + h / 2); // the box's centre, from the point
+        const box = { x: cx + dx - w / 2, y: cy + dy - h / 2, w, h };
+        // a line: squares along it, from the marker's edge to the box's, that nothing else may cross
+        const line = far ? [0.3, 0.55, 0.8].map((t) => square(cx + t * (dx - sx * w / 2), cy + t * (dy - sy * h / 2), 1.5)) : [];
+        const clear = (b) => !taken.some((t) => meets(b, t)) && !dots.some((d, j) => j !== i && meets(b, d));
+        if (!inside(box) || !clear(box) || !line.every(clear)) continue;
+        taken.push(box, ...line);
+        const at = far ? { showarrow: true, ax: dx, ay: dy, arrowhead: 0, arrowwidth: 1, arrowcolor: colour("muted"),
+          standoff: r } : { showarrow: false, xshift: dx, yshift: -dy };
+        annotations.push({ x: p.x, y: p.y, xref: "x", yref: "y", text: escaped(p.text), xanchor: "center",
+          yanchor: "middle", font: { size }, captureevents: false, ...at });
+        return;
+      }
+    }
+  });
+  await (await plotly()).relayout(div, { annotations });
+  return annotations;
+}

@@ -215,10 +215,16 @@ function points(coordinates, dims, rows, keys, { name, marker }) {
   return trace;
 }
 
+// The top margin leaves the toolbar (plotly's modebar, 25 px high when shown) a strip of its own, above
+// the colour bar's title; in 3-D the camera stands back (plotly's default eye is 1.25 on each axis) so
+// that the turning cube, its tick labels included, stays inside the plot at any angle.
+const TOOLBAR_PX = 32;
+const EYE = 1.7;
 function mapLayout(dims) {
-  const base = { legend: { orientation: "h", y: -0.08 }, uirevision: "map", margin: { l: 30, r: 10, t: 10, b: 30 } };
+  const base = { legend: { orientation: "h", y: -0.08 }, uirevision: "map",
+    margin: { l: 30, r: 10, t: TOOLBAR_PX, b: 30 } };
   if (dims === 3) return { ...base, scene: { aspectmode: "cube", xaxis: { title: "" }, yaxis: { title: "" },
-    zaxis: { title: "" } } };
+    zaxis: { title: "" }, camera: { eye: { x: EYE, y: EYE, z: EYE } } } };
   return { ...base, hovermode: "closest", dragmode: "pan", xaxis: { zeroline: false }, yaxis: { zeroline: false } };
 }
 

@@ -13,23 +13,32 @@ export async function render(root) {
   const page = build(root, limits.recipe);
   const update = latest(() => load(page), (r) => show(page, r), page.errors);
   const move = (index, position) => { page.index = index; page.position = position; update(); };
+  const lead = (recipe) => page.specials[recipe].start.length; // pieces a recipe adds before the text
   page.pick = (i) => move(i, null);
-  page.recipe.addEventListener("change", () => move(page.index, null));
-  page.text.addEventListener("change", () => move(1, null));
+  // the same piece of the text under the new recipe: its index shifts by the specials added before it
+  page.recipe.addEventListener("change", () => {
+    const shifted = page.index - (page.last ? lead(page.last.recipe) : 0) + lead(page.recipe.value);
+    move(Math.max(0, shifted), null);
+    adds(page);
+  });
+  page.text.addEventListener("change", () => move(lead(page.recipe.value), null)); // the text's first piece
   page.segment.addEventListener("change", update);
   page.slider.addEventListener("input", () => move(page.index, Number(page.slider.value)));
   page.dims.addEventListener("change", () => page.last && show(page, page.last));
   for (const box of Object.values(page.summed)) box.addEventListener("change", () => { lockLast(page); update(); });
+  adds(page);
   await update();
 }
 
 function build(root, limits) {
   const kind = (name) => `${name} (${name === limits.pretrained ? "MiniLM's trained weights" : "fresh"})`;
   const page = {
-    index: 2, position: null, // position null: where the piece stands in the sentence
+    index: limits.specials[limits.pretrained].start.length + 1, // "cat": the text's second piece
+    position: null, // null: where the piece stands in the sentence
     last: null, // the latest answer
     segmented: limits.segmented, // the recipes with a segment table
     addendNames: limits.addends, // every addend a recipe may sum, in order
+    specials: limits.specials, // recipe -> the special tokens it adds at the start and the end
     available: limits.addends, // the addends of the recipe last answered for
     recipe: select("recipe-name", limits.recipes, limits.pretrained, kind),
     text: el("input", { id: "recipe-text", value: "the cat sat on the mat", size: 40, maxlength: limits.text }),
@@ -39,6 +48,7 @@ function build(root, limits) {
     sliderLabel: el("span", { id: "recipe-position-value", class: "stat" }, "2"),
     summed: Object.fromEntries(limits.addends.map((name) => [name, checkbox(`recipe-add-${name}`, true)])),
     chips: el("div", { id: "recipe-tokens" }),
+    adds: el("p", { id: "recipe-specials", class: "note" }),
     summary: el("p", { id: "recipe-summary", class: "note" }),
     errors: el("div", { id: "recipe-error" }),
     addends: el("div", { id: "recipe-addends", class: "plot" }),
@@ -59,13 +69,25 @@ function build(root, limits) {
       "attention: without position, the same word gets the same row of X wherever it stands."),
     el("div", { class: "controls" }, field("recipe", page.recipe), field("sentence", page.text),
       field("segment", page.segment), field("dimensions", page.dims)),
-    page.chips,
+    page.adds, page.chips,
     el("div", { class: "controls" }, field("position", el("span", {}, page.slider, " ", page.sliderLabel)),
       ...Object.entries(page.summed).map(([name, box]) => field(`add ${name}`, box))),
     page.summary, page.errors,
     el("div", { class: "grid2" }, page.addends, page.sum, page.output, page.norms),
     el("h3", {}, "X, every piece where it stands: what enters attention"), page.identical, page.x);
   return page;
+}
+
+// What the chosen recipe's tokenizer adds around the text: BERT's [CLS] … [SEP], GPT-2's nothing.
+function adds(page) {
+  const recipe = page.recipe.value;
+  const { start, end } = page.specials[recipe];
+  const list = (tokens) => tokens.join(" ");
+  const where = [start.length && `${list(start)} before the text`, end.length && `${list(end)} after it`]
+    .filter(Boolean);
+  page.adds.textContent = where.length
+    ? `${recipe} adds special tokens: ${where.join(" and ")} (shown dashed; they have rows of their own).`
+    : `${recipe} adds no special token to a plain text: every piece is the text's own.`;
 }
 
 // The ticked addends the recipe has go as repeated `addends`.
@@ -103,7 +125,8 @@ function show(page, r) {
 // The controls and the caption follow the answer: pieces as chips, the slider's range, the windows.
 function describe(page, r) {
   page.chips.replaceChildren(el("span", { class: "note" }, "pieces (click one): "), ...r.pieces.map((piece, i) => {
-    const chip = el("span", { class: i === r.index ? "chip selected" : "chip", "data-index": i, role: "button" }, piece);
+    const kind = ["chip", r.special[i] && "special", i === r.index && "selected"].filter(Boolean).join(" ");
+    const chip = el("span", { class: kind, "data-index": i, role: "button" }, piece);
     chip.addEventListener("click", () => page.pick(i));
     return chip;
   }));

@@ -24,6 +24,8 @@ export async function render(root) {
   }
   page.dtype.addEventListener("input", both);
   for (const input of [page.batch, page.seq]) input.addEventListener("input", actsView);
+  // another table opens on its own first words (the server picks the row), not on the row number typed
+  page.source.addEventListener("input", () => { page.start.value = ""; });
   for (const input of [page.source, page.start, page.rows, page.dims]) input.addEventListener("input", blockView);
   page.token.addEventListener("change", blockView);
   page.preset.value = Object.keys(presets)[0]; // the page opens on a real model's layout
@@ -52,7 +54,8 @@ function build(root, presets, tables, limits) {
     seq: number("size-seq", limits.seq, 512),
     acts: el("div", { id: "size-activations" }),
     source: select("size-table", tables),
-    start: el("input", { id: "size-start", type: "number", min: 0, value: 0 }),
+    // empty: the server starts at the table's first word, past [PAD] and [unused…] (filled in when drawn)
+    start: el("input", { id: "size-start", type: "number", min: 0, value: "", placeholder: "(first word)" }),
     rows: number("size-rows", limits.rows, 32),
     dims: number("size-dims", limits.dims, 64),
     token: el("input", { id: "size-token", placeholder: "(rows from start)", maxlength: limits.token }),
@@ -153,13 +156,15 @@ function drawSize(page, r) {
 
 // Rows start..start+rows (or a token and its nearest rows) × the first dims columns.
 function loadBlock(page) {
-  const params = { table: page.source.value, start: page.start.value, rows: page.rows.value, dims: page.dims.value };
+  const params = { table: page.source.value, rows: page.rows.value, dims: page.dims.value };
+  if (page.start.value !== "") params.start = page.start.value;
   if (page.token.value) params.token = page.token.value;
   return get("/api/size/slice", params);
 }
 
 function drawBlock(page, r) {
   const n = r.values.length, m = r.values[0].length;
+  if (!page.token.value && page.start.value === "") page.start.value = r.rows[0]; // where the table opened
   const where = page.token.value ? `'${r.keys[0]}' and its ${n - 1} nearest rows` :
     `rows ${num(r.rows[0])}–${num(r.rows[n - 1])}`;
   page.caption.textContent = `${where} of ${num(r.vocab_size)} × columns 0–${m - 1} of ${r.dim} in ` +

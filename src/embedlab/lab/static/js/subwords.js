@@ -85,9 +85,11 @@ function build(root, info, served, limits) {
 
 function unseenPart(page) {
   if (!page.served) {
-    return [note("No subword table is served here. Start the lab with a fastText .bin that has n-grams (the " +
-      "fastText tool's or gensim's) beside the other tables, e.g. embedlab lab --vectors minilm --vectors " +
-      "model.bin.", { id: "sub-no-subword-tables" })];
+    return [note("No subword table is served here. Start the lab with one beside the other tables: a run " +
+      "folder trained with --subwords (embedlab train enwiki-sample --out runs/sub --subwords --buckets 100000; " +
+      "it knows how often each bucket was updated), or a fastText .bin that has n-grams (the fastText tool's, " +
+      "gensim's or embedlab export's), e.g. embedlab lab --vectors minilm --vectors runs/sub.",
+    { id: "sub-no-subword-tables" })];
   }
   return [el("div", { class: "controls" }, field("subword table", page.served), field("any word", page.word),
     field("nearest whole words", page.k)), page.unseen];
@@ -199,7 +201,8 @@ function drawUnseen(page, r) {
       `its ${count(grams)} n-gram rows.`,
   };
   const updates = r.updates_known ? "the bucket's training updates (log scale, as the ramp above)"
-    : "training updates per bucket: unknown for a file from fastText or gensim";
+    : "no training updates per bucket: a fastText .bin has no place for them, whoever wrote it (the fastText " +
+      "tool, gensim or embedlab export); serve the run folder trained with --subwords to see them";
   page.unseen.replaceChildren(
     r.source ? el("p", { id: "sub-unseen-source", class: "stat" }, made[r.source])
       : errorLine(r.unknown),

@@ -1,7 +1,7 @@
 // Training: a real word2vec run started from the page; the watched rows' 2-D map moves as snapshots arrive.
 import { count, el, field, number, select, themePicker } from "./dom.js";
 import { config, get, latest, post, shown } from "./http.js";
-import { bars, colour, plot, plotly, themeColour } from "./plot.js";
+import { bars, colour, labelPoints, plot, plotly, themeColour } from "./plot.js";
 
 const POLL_MS = 300; // state requests while a run goes
 const STEP_MS = 90; // one frame drawn per step, so a quick run still plays at a pace the eye can follow
@@ -161,28 +161,31 @@ async function watch(page) {
 function draw(page) {
   const { frames, tokens, tokenThemes, selected } = page;
   if (page.at < 0 || page.at >= frames.length || page.at === page.drawn) return;
-  page.drawn = page.at;
-  const f = frames[page.at];
+  const at = page.at, f = frames[at];
+  page.drawn = at;
   page.slider.value = page.at;
   const reach = 1.25 * Math.max(...f.coordinates.flat().map(Math.abs), 1e-12);
   const traces = [...new Set(tokenThemes)].map((theme) => {
     const rows = tokenThemes.flatMap((t, i) => (t === theme ? [i] : []));
     const picked = (i) => tokens[i] === selected;
     return {
-      type: "scatter", mode: "markers+text", name: theme, text: rows.map((i) => tokens[i]),
+      type: "scatter", mode: "markers", name: theme, text: rows.map((i) => tokens[i]),
       x: rows.map((i) => f.coordinates[i][0]), y: rows.map((i) => f.coordinates[i][1]),
-      textposition: "top center", textfont: { size: 11 }, cliponaxis: false, hovertemplate: "%{text}<extra></extra>",
+      hovertemplate: "%{text}<extra></extra>",
       marker: { color: themeColour(page.themes, theme), size: rows.map((i) => (picked(i) ? 15 : 9)),
         line: { width: rows.map((i) => (picked(i) ? 2 : 0)), color: colour("ink") } },
     };
   });
   const share = (v) => `${(100 * v).toFixed(0)}% of the variance`;
+  const order = [...tokens.keys()].sort((a, b) => (tokens[b] === selected) - (tokens[a] === selected)); // picked first
+  const labels = order.map((i) => ({ x: f.coordinates[i][0], y: f.coordinates[i][1], text: tokens[i],
+    radius: tokens[i] === selected ? 9 : 5 })); // the markers' sizes: 15 picked, 9
   plot(page.map, traces, {
     xaxis: { title: { text: `axis 1 (${share(f.variance[0])})` }, range: [-reach, reach], zeroline: false },
     yaxis: { title: { text: `axis 2 (${share(f.variance[1])})` }, range: [-reach, reach], zeroline: false,
       scaleanchor: "x" },
     legend: { orientation: "h", y: -0.15 }, hovermode: "closest",
-  });
+  }).then(() => page.drawn === at && labelPoints(page.map, labels)); // a newer frame labels itself
   page.frameLabel.textContent = `frame ${page.at + 1} of ${frames.length} · ${count(f.done)} words trained`;
   page.axesNote.textContent = `Axes: the frame's own two principal axes (${tokens.length} rows, centred, not ` +
     "normalised), turned by rotation or reflection only to line up with the frame before. The scale " +
