@@ -109,6 +109,7 @@ CALLS = [
     Call("GET /api/geometry/neighbors", {"table": TABLE, "word": "king", "k": 10}),
     Call("GET /api/geometry/analogy", {"table": TABLE, "expression": "paris - france + italy", "k": 5}),
     Call("GET /api/geometry/pair", {"table": TABLE, "a": "cat", "b": "dog"}),
+    Call("GET /api/geometry/defaults", {"table": TABLE}),
     Call("GET /api/gradients/batch", {"ids": "2 2 5"}),
     Call("GET /api/gradients/steps", {"first": "2 2 5", "second": "5 7"}),
     Call("GET /api/gradients/tables"),
