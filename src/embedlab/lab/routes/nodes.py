@@ -4,7 +4,6 @@ spectral baseline (embedlab.sims.nodes over embedlab.graphs)."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -30,5 +29,4 @@ def node_passes(
     walks), mapped by PCA and scored by k-means against the clubs; the spectral baseline beside.
     Tens of milliseconds, so each setting is computed once per app, in the heavy queue; a kept one
     is answered without queueing."""
-    compute = partial(karate_passes, p, q, seed, walks)
-    return lab.service(f"nodes:{p}:{q}:{seed}:{walks}", lambda: heavy.compute(compute))
+    return lab.service(f"nodes:{p}:{q}:{seed}:{walks}", lambda: heavy.compute(lambda: karate_passes(p, q, seed, walks)))

@@ -13,8 +13,7 @@ process: the lab's other requests are served meanwhile, and /info's `made` tells
 
 from __future__ import annotations
 
-from functools import partial
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
@@ -22,9 +21,6 @@ from embedlab.lab.deps import MAX_NAME, HeavyDep, HeavySlot, LabDep, ProjectorDe
 from embedlab.lab.schemas import ProjectorKeys, answer_model
 from embedlab.sims import projector as sims
 from embedlab.sims.projector import DIMS, MAX_K, MAX_MOVERS, PROJECTIONS, SCHEMES, Comparison, Focus, ProjectorInfo
-
-if TYPE_CHECKING:
-    from embedlab.vectors import Vectors
 
 router = APIRouter(prefix="/api/projector", tags=["projector"])
 
@@ -80,11 +76,11 @@ def focus(projector: ProjectorDep, key: Token, k: K = 10, method: Method = "pca"
     return projector.focus(key, k, method, dims)
 
 
-def _compare_in_turn(projector: sims.Projector, other: Vectors, k: int, heavy: HeavySlot) -> None:
+def _compare_in_turn(projector: sims.Projector, other: sims.Vectors, k: int, heavy: HeavySlot) -> None:
     """Make the comparison with `other` in the heavy queue, unless it is made already (seconds on
     MiniLM's 30,522 keys once; a kept one is served without queueing behind another page's work)."""
     if not projector.compared(other, k):
-        heavy.compute(partial(projector.compare, other, k))
+        heavy.compute(lambda: projector.compare(other, k))
 
 
 @router.get("/compare", response_model=answer_model(Comparison))

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -39,5 +38,8 @@ def sweep(
     """TinyLM trained `steps` steps for each σ of the sweep: norms at init, loss curves, verdicts.
     Seconds to compute (~1.5 s per σ at 60 steps), so each setting is computed once per app, in the
     heavy queue; a kept one is answered without queueing."""
-    compute = partial(init_sweep, optimizer=optimizer, tied=head == "tied", steps=steps)
+
+    def compute():
+        return init_sweep(optimizer=optimizer, tied=head == "tied", steps=steps)
+
     return lab.service(f"init-sweep:{optimizer}:{head}:{steps}", lambda: heavy.compute(compute))
