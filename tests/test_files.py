@@ -17,7 +17,7 @@ from safetensors.numpy import save as safetensors_bytes
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, OutputExistsError
 from embedlab.files import atomic_write_text, atomic_writer, cache_dir, json_safe, make_new_folder
-from embedlab.reading import (
+from embedlab.files.reading import (
     HEAD_BYTES,
     KIND_NPY,
     KIND_SAFETENSORS,

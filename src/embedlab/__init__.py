@@ -11,7 +11,7 @@ A shape is written `(B, T) int64 -> (B, T, D)`; `...` stands for any leading dim
 Packages and modules, lowest first (the data flow of DESIGN.md):
     embedlab.errors     EmbedlabError and its subclasses; checks that name the bad value
     embedlab.files      atomic and exclusive writes; the cache folder; files mapped for reading
-    embedlab.reading    files that may not be what they claim: special paths, wrong kinds, JSON checked by type
+    embedlab.files.reading  files that may not be what they claim: special paths, wrong kinds, JSON checked by type
     embedlab.scratch    the lessons' math in NumPy: lookup, one-hot × E, dE = Hᵀ G, SGD on rows
     embedlab.sizing     parameter and memory arithmetic, model presets (layout, presets, model)
     embedlab.data       everything built in, found by name: models, corpora, benchmarks, images, themes

@@ -46,7 +46,7 @@ def _entry_points():
     from embedlab.data.corpora import open_corpus
     from embedlab.data.models import resolve_model
     from embedlab.files import atomic_write_text, make_new_folder
-    from embedlab.reading import readable_file
+    from embedlab.files.reading import readable_file
     from embedlab.tokenizer import load_tokenizer
     from embedlab.train import RunConfig, train
     from embedlab.vectors import Vectors

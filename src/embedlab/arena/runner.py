@@ -37,7 +37,7 @@ from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget, strate
 from embedlab.arena.tasks import Result, orderings, results
 from embedlab.errors import FileFormatError, InvalidValueError, OutputExistsError, check_choice
 from embedlab.files import atomic_write_text, check_path, json_safe, make_new_folder
-from embedlab.reading import file_exists, json_type_problem, read_json
+from embedlab.files.reading import file_exists, json_type_problem, read_json
 
 log = logging.getLogger("embedlab")
 

@@ -35,7 +35,7 @@ from embedlab.arena.runner import RACE_FILE, RESULTS_FILE, Race, RaceEvent, chec
 from embedlab.arena.strategies import BUDGETS, STRATEGIES, Budget
 from embedlab.errors import InvalidValueError, OutputExistsError, check_choice
 from embedlab.files import atomic_write_text, check_path, json_safe, make_new_folder
-from embedlab.reading import read_json
+from embedlab.files.reading import read_json
 
 SWEEP_FILE, FIGURE = "sweep.json", "sweep.png"
 SWEEP_STRATEGIES = ("small-v-tied", "large-v-untied", "bpe-32k", "bytes")  # lesson 001's four text strategies

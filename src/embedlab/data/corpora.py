@@ -24,7 +24,7 @@ from pathlib import Path
 from embedlab.data.benchmarks import gensim_test_file
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_int
 from embedlab.files import check_path
-from embedlab.reading import file_exists, file_kind
+from embedlab.files.reading import file_exists, file_kind
 
 log = logging.getLogger("embedlab")
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from embedlab.errors import FileFormatError, MissingDataError, check_choice, check_int, plain
-from embedlab.reading import HEAD_BYTES, content_kind, file_exists, readable_file
+from embedlab.files.reading import HEAD_BYTES, content_kind, file_exists, readable_file
 
 FASHION_DIR = Path("/usr/share/datasets/fashion-mnist")
 DEBIAN_PACKAGE = "dataset-fashion-mnist"

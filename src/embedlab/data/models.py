@@ -16,7 +16,7 @@ from pathlib import Path
 
 from embedlab.errors import InvalidValueError, MissingDataError, unknown_name
 from embedlab.files import check_path
-from embedlab.reading import file_exists, read_json
+from embedlab.files.reading import file_exists, read_json
 
 # name -> (Python package that ships it, folder inside the package, pip name to install it)
 MODELS: dict[str, tuple[str, str, str]] = {

@@ -29,8 +29,8 @@ from torch import nn
 
 from embedlab.data.models import TOKEN_TABLE, WEIGHTS, checkpoint_prefix, read_config
 from embedlab.errors import InvalidValueError, MissingDataError
+from embedlab.files.reading import KIND_SAFETENSORS, file_exists, not_readable
 from embedlab.layers.recipes import EmbeddingConfig, InputEmbedding
-from embedlab.reading import KIND_SAFETENSORS, file_exists, not_readable
 from embedlab.tokenizer.fast import FastTokenizer
 
 SUPPORTED_MODEL_TYPES = ("bert",)

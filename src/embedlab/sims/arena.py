@@ -31,7 +31,7 @@ from embedlab.arena.strategies import BUDGETS, STRATEGIES, TASKS, Budget
 from embedlab.arena.sweep import Sweep
 from embedlab.data.races import recorded_race, recorded_sweep
 from embedlab.errors import BusyError, InvalidValueError
-from embedlab.reading import file_exists
+from embedlab.files.reading import file_exists
 from embedlab.sims.job import Job
 
 FULL, QUICK = "full", "quick"  # the folders under root the page reads its two races from

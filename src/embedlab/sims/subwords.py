@@ -38,7 +38,7 @@ from typing import Any
 from embedlab.data.corpora import Corpus, missing_corpora, split_lines
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_int
 from embedlab.files import atomic_write_text
-from embedlab.reading import read_json
+from embedlab.files.reading import read_json
 from embedlab.sims.unseen_word import MAX_K, MAX_WORD
 from embedlab.tokenizer.bytes import piece_bytes
 from embedlab.tokenizer.fast import FastTokenizer

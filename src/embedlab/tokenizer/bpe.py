@@ -37,7 +37,7 @@ from pathlib import Path
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, check_int, plain
 from embedlab.files import atomic_write_text
-from embedlab.reading import file_exists, read_json
+from embedlab.files.reading import file_exists, read_json
 from embedlab.tokenizer.bytes import as_piece, piece_bytes
 from embedlab.tokenizer.pairs import Pair, PairIndex, merge
 from embedlab.tokenizer.pretokenize import MODES, SPLITS, SPLITTERS, alphabet, count_chunks

@@ -27,7 +27,7 @@ from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, train
 from embedlab.data.models import MODELS, resolve_model
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, check_int, plain
 from embedlab.files import atomic_write_text, check_path
-from embedlab.reading import file_exists, read_json
+from embedlab.files.reading import file_exists, read_json
 from embedlab.tokenizer.bpe import BPE, FORMAT, RECOVER
 from embedlab.tokenizer.pretokenize import SPLIT_PATTERNS
 

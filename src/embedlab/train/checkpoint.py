@@ -21,7 +21,7 @@ import torch
 
 from embedlab.errors import FileFormatError, MissingDataError
 from embedlab.files import atomic_writer
-from embedlab.reading import KIND_ZIP, file_exists, file_kind, not_readable
+from embedlab.files.reading import KIND_ZIP, file_exists, file_kind, not_readable
 from embedlab.vectors.io.run import DAMAGED_RUN
 
 FORMAT = 1  # bumped when the layout of "arrays"/"meta" changes

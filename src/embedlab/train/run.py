@@ -48,7 +48,7 @@ from embedlab.data.corpora import Corpus, open_corpus
 from embedlab.data.themes import WORDS
 from embedlab.errors import DivergedError, FileFormatError, InvalidValueError, MissingDataError, plain
 from embedlab.files import check_path, make_new_folder
-from embedlab.reading import file_exists
+from embedlab.files.reading import file_exists
 from embedlab.tokenizer.bytes import word_key
 from embedlab.train.checkpoint import load_checkpoint, save_checkpoint
 from embedlab.train.config import RunConfig

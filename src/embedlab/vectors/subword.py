@@ -48,8 +48,8 @@ import numpy as np
 
 from embedlab.errors import FileFormatError, InvalidValueError, UnknownKeyError, describe
 from embedlab.files import FileStamp, check_path
+from embedlab.files.reading import file_exists, readable_file
 from embedlab.hashing import MAX_N, MIN_N, check_ngram_range, compose_rows, ngram_buckets, vocab_ngram_buckets
-from embedlab.reading import file_exists, readable_file
 from embedlab.vectors import io
 from embedlab.vectors import similarity as sim
 from embedlab.vectors.io.fasttext import FastTextModel, read_fasttext, write_fasttext

@@ -28,7 +28,7 @@ from safetensors import SafetensorError, safe_open
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, plain
 from embedlab.files import atomic_writer
-from embedlab.reading import KIND_NPY, KIND_SAFETENSORS, not_readable, read_json, readable_file
+from embedlab.files.reading import KIND_NPY, KIND_SAFETENSORS, not_readable, read_json, readable_file
 from embedlab.vectors.io.table import Table, check_finite, check_finite_to_write, table_read_from
 from embedlab.vectors.io.text import read_lines
 

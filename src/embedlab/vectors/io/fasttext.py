@@ -44,8 +44,8 @@ import numpy as np
 
 from embedlab.errors import FileFormatError, InvalidValueError, describe
 from embedlab.files import atomic_writer
+from embedlab.files.reading import file_kind, readable_file
 from embedlab.hashing import compose_rows, vocab_ngram_buckets
-from embedlab.reading import file_kind, readable_file
 from embedlab.vectors.io.fasttext_model import (
     ARGS,
     DICT_FORMAT,

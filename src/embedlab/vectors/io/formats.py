@@ -19,7 +19,7 @@ from pathlib import Path
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, describe
 from embedlab.files import check_path
-from embedlab.reading import file_exists, file_kind, not_readable, readable_file
+from embedlab.files.reading import file_exists, file_kind, not_readable, readable_file
 from embedlab.vectors.io import arrays, fasttext, hf, projector, word2vec
 from embedlab.vectors.io.run import RUN_TABLE  # the table inside an `embedlab train` output folder
 from embedlab.vectors.io.table import Table

@@ -16,7 +16,7 @@ from safetensors import SafetensorError, safe_open
 
 from embedlab.data.models import WEIGHTS, read_config, token_table_name
 from embedlab.errors import FileFormatError, MissingDataError
-from embedlab.reading import KIND_SAFETENSORS, file_exists, not_readable
+from embedlab.files.reading import KIND_SAFETENSORS, file_exists, not_readable
 from embedlab.tokenizer.fast import FastTokenizer
 from embedlab.vectors.io.table import Table, check_finite, table_read_from
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError
 from embedlab.files import atomic_writer
-from embedlab.reading import file_exists
+from embedlab.files.reading import file_exists
 from embedlab.vectors.io.table import Table, check_finite, check_finite_to_write, check_keys, table_read_from
 from embedlab.vectors.io.text import format_floats, is_float, parse_row, read_lines
 

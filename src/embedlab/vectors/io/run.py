@@ -46,7 +46,7 @@ import numpy as np
 from embedlab import __version__
 from embedlab.errors import DivergedError, FileFormatError, InvalidValueError, MissingDataError
 from embedlab.files import atomic_write_text, atomic_writer, json_safe
-from embedlab.reading import file_exists, read_json
+from embedlab.files.reading import file_exists, read_json
 from embedlab.vectors.io.arrays import (
     map_safetensors,
     read_array,

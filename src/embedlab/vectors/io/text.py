@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from embedlab.errors import FileFormatError
-from embedlab.reading import HEAD_BYTES, content_kind, readable_file
+from embedlab.files.reading import HEAD_BYTES, content_kind, readable_file
 
 _MAX_CHARS = 16  # the longest number _format_rows writes: "-0.000123456789" or "-1.23456789e-38"
 _POW10 = 10.0 ** np.arange(-60, 61)  # exact to float64 rounding: _pow10(k) = 10**k for |k| <= 60

@@ -18,7 +18,7 @@ import numpy as np
 
 from embedlab.errors import FileFormatError
 from embedlab.files import atomic_writer
-from embedlab.reading import file_kind
+from embedlab.files.reading import file_kind
 from embedlab.vectors.io.table import (
     Table,
     check_finite,

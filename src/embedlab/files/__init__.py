@@ -1,6 +1,6 @@
 """Writing files so that a crash never leaves a half-written one (temporary name, then rename), the
 folder where data built once is kept, values made fit for strict JSON, and files mapped for reading
-that must not change underneath. Reading files that may not be what they claim: reading.py.
+that must not change underneath. Reading files that may not be what they claim: files/reading.py.
 
     check_path(path, what)               refuse an empty path ("" is Path("."), the current folder)
     atomic_write_text(path, text)        readers see the old file or the new one, never a part (replace=False: new only)
