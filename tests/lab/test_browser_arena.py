@@ -81,7 +81,7 @@ def _meet(a: dict, b: dict) -> bool:
 def _check_the_sweep_and_the_layout(page) -> None:
     """Every line the sweep draws, in every width's panel, is in a colour its legend names, one colour a
     strategy; the direction sentence says what docs/arena.md says; no details table meets the curve's axes."""
-    page.wait_for_function(f"() => {SWEEP}.data && {SWEEP}.data.length === 8")  # 4 strategies × 2 widths
+    page.wait_for_function(f"() => {SWEEP}?.data?.length === 8")  # 4 strategies × 2 widths
     stroke = "ns => ns.map((n) => getComputedStyle(n).stroke)"
     drawn = page.eval_on_selector_all("#arena-sweep .scatterlayer .trace .js-line", stroke)
     named = page.eval_on_selector_all("#arena-sweep .legend .traces .js-line", stroke)
@@ -110,7 +110,7 @@ def test_the_full_race_stays_beside_a_quick_race_run_from_the_page(open_sim, are
     # no finished quick race yet: the full race recorded with embedlab, named by its budget
     assert page.inner_text("#arena-status").startswith("Showing the full race recorded on 2026-11-25")
     recorded = recorded_race()
-    page.wait_for_function(f"() => {BARS}.data && {BARS}.data.length === 1")
+    page.wait_for_function(f"() => {BARS}?.data?.length === 1")
     assert page.evaluate(f"{BARS}.data[0].name") == "full race, 3 seeds, recorded 2026-11-25"
     # its ranking on bits per byte, each step down with its verdict among the race's orderings (Holm)
     ranked, judged = _ranked(recorded, "bits_per_byte")
@@ -151,7 +151,7 @@ def test_the_full_race_stays_beside_a_quick_race_run_from_the_page(open_sim, are
     assert running["status"] == "finished", running["message"]
     # back on the arena page: both races, each named by its budget, the full one first
     page.evaluate("location.hash = '#arena'")
-    page.wait_for_function(f"() => {BARS}.data && {BARS}.data.length === 2")
+    page.wait_for_function(f"() => {BARS}?.data?.length === 2")
     assert page.evaluate(f"{BARS}.data.map((t) => t.name)") == [
         "full race, 3 seeds, recorded 2026-11-25",
         "tiny race, 1 seed",
@@ -173,14 +173,14 @@ def test_the_full_race_stays_beside_a_quick_race_run_from_the_page(open_sim, are
     assert len(_cells(page, "#arena-verdict-table")) == len(verdicts)  # the full race's ranking is still there
     # a bar's details, in the race it belongs to
     page.select_option("#arena-task", "image")
-    page.wait_for_function(f"() => {BARS}.layout.annotations.length === {len(ranked)}")  # every text strategy n/a
+    page.wait_for_function(f"() => {BARS}?.layout?.annotations?.length === {len(ranked)}")  # every text strategy n/a
     page.evaluate(f"{BARS}.emit('plotly_click', {{points: [{{customdata: ['patch-32', 'quick']}}]}})")
     page.wait_for_function("() => document.querySelector('#arena-picked').innerText === 'patch 32 (ViT)'")
     assert page.inner_text("#arena-picked-race") == "in the tiny race, 1 seed"
     assert "2,360,064" in page.inner_text("#arena-details")
     assert page.evaluate("document.querySelector('#arena-curve').data.length") == 1  # one seed
     page.evaluate(f"{BARS}.emit('plotly_click', {{points: [{{customdata: ['patch-32', 'race']}}]}})")
-    page.wait_for_function("() => document.querySelector('#arena-curve').data.length === 3")  # the full race's seeds
+    page.wait_for_function("() => document.querySelector('#arena-curve')?.data?.length === 3")  # the full race's seeds
     # counts read as counts: the cost task's parameters with separators, not 4096000.0000
     page.select_option("#arena-task", "cost")
     page.evaluate(f"{BARS}.emit('plotly_click', {{points: [{{customdata: ['large-v-untied', 'quick']}}]}})")
@@ -198,7 +198,7 @@ def test_the_sweep_panel_draws_the_sweep_in_the_cache(open_sim, tiny_sweep, lab_
     shutil.rmtree(target, ignore_errors=True)  # none of this machine's: the page opens on the recorded sweep
     sweep = "document.querySelector('#arena-sweep')"
     page = open_sim("arena")
-    page.wait_for_function(f"() => {sweep}.data && {sweep}.data.length === 8")  # 4 strategies × 2 widths
+    page.wait_for_function(f"() => {sweep}?.data?.length === 8")  # 4 strategies × 2 widths
     status = page.inner_text("#arena-sweep-status")
     assert status.startswith("Showing the full sweep recorded on 2026-11-25") and "embedlab arena --sweep" in status
     recorded = recorded_sweep()
@@ -208,7 +208,7 @@ def test_the_sweep_panel_draws_the_sweep_in_the_cache(open_sim, tiny_sweep, lab_
     assert trace["y"] == [r["bits_per_byte"] for r in small] and len(small) == len(recorded["plan"]["shares"])
     shutil.copytree(folder, target)
     page = open_sim("arena")
-    page.wait_for_function(f"() => {sweep}.data && {sweep}.data.length === 8")  # 4 strategies × 2 widths
+    page.wait_for_function(f"() => {sweep}?.data?.length === 8")  # 4 strategies × 2 widths
     assert "Showing the tiny sweep" in page.inner_text("#arena-sweep-status")
     bytes64 = [r for p in summary["points"] if p["width"] == 64 for r in p["strategies"] if r["strategy"] == "bytes"]
     trace = page.evaluate(f"{sweep}.data.find((t) => t.name === 'character-level' && t.xaxis === 'x2')")
