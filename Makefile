@@ -56,11 +56,12 @@ demo: $(VENV)/.demo-installed $(FASHION)
 
 # Lint and formatting first: a `# fmt: skip` in the tree is a decision, not an accident. Two pytest-xdist
 # workers (the suite waits on browsers and servers as much as it computes); loadgroup keeps the tests of
-# the session's races on one worker. `pytest -m "not slow"` is the inner loop.
+# the session's races on one worker, and --no-loadscope-reorder keeps tests/conftest.py's order (the
+# races first). `pytest -m "not slow"` is the inner loop.
 test: $(VENV)/.test-installed $(GCIDE) $(FASHION) $(CHROMIUM) $(FASTTEXT)
 	$(VENV)/bin/ruff check src tests bench docs
 	$(VENV)/bin/ruff format --check src tests bench docs
-	$(PY) -m pytest -n 2 --dist loadgroup
+	$(PY) -m pytest -n 2 --dist loadgroup --no-loadscope-reorder
 
 $(GCIDE):
 	$(SUDO) apt-get update -qq

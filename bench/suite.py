@@ -30,7 +30,8 @@ from pathlib import Path
 from machine import burning, cpu_model  # this folder's CPU-bound neighbours
 
 ROOT = Path(__file__).resolve().parent.parent
-MAKE_TEST = ["-n", "2", "--dist", "loadgroup"]  # the Makefile's pytest arguments, when none are given
+# the Makefile's pytest arguments, when none are given
+MAKE_TEST = ["-n", "2", "--dist", "loadgroup", "--no-loadscope-reorder"]
 
 
 def run(burners: int, kernel: str | None, pytest_args: list[str]) -> dict:

@@ -8,6 +8,7 @@ import pytest
 from embedlab.arena import claims
 from embedlab.arena.anchor import overtakes_at
 from embedlab.arena.noise import t_quantile_at
+from embedlab.cli.arena import anchor_text
 from embedlab.data.races import recorded_race, recorded_sweep
 
 LESSON_TEXT = ["small-v-tied", "large-v-untied", "bpe-32k", "bytes"]
@@ -66,6 +67,8 @@ def test_tao_32k_crossing_as_a_range():
     anchor = recorded_sweep()["anchor"]
     assert round(overtakes_at() / 1e9, 2) == 0.70
     assert round(anchor["params_at_32k"] / 1e9, 2) == 0.97
+    assert anchor["overtakes_32k_at"] == overtakes_at()  # the recorded sweep carries both ends of the range
+    assert "between N ≈ 7e+08 (their measurements) and 9.7e+08 (the law)" in anchor_text(anchor)
     wider = anchor["arena"][-1]["non_vocab_params"]  # the d = 128 body: 408,192
     assert [round(n / wider, -2) for n in (overtakes_at(), anchor["params_at_32k"])] == [1_700, 2_400]
 

@@ -39,7 +39,7 @@ from embedlab.tokenizer.bytes import piece_bytes
 from embedlab.tokenizer.vocab import count_words
 
 # A tiny race: a second or two of training, a body of one layer, a sliver of enwiki-sample.
-BUDGET = Budget("test", "enwiki-sample", train_bytes=150_000, eval_bytes=12_000, text_flops=2e10, image_flops=1e9,
+BUDGET = Budget("test", "enwiki-sample", train_bytes=150_000, eval_bytes=6_000, text_flops=2e10, image_flops=1e9,
                 text_seconds=2.0, image_seconds=1.0, image_train=10, image_test=10, seeds=(0,), context_bytes=32,
                 n_layers=1, n_heads=2, batch_size=16)  # fmt: skip
 UNIFORM_TOL = 0.1  # bits per byte: an untrained table (N(0, 0.02²) rows) scores all 256 bytes nearly alike
@@ -105,7 +105,7 @@ def test_rare_words_are_seen_1_to_10_times_in_training_and_unseen_words_apart(da
 
 
 def test_the_split_is_read_back_from_its_file(data, folder):
-    assert len(list(folder.glob("text-enwiki-sample-150000-12000-v*.json"))) == 1
+    assert len(list(folder.glob("text-enwiki-sample-150000-6000-v*.json"))) == 1
     assert prepare_text(BUDGET, folder) == data
 
 

@@ -92,6 +92,7 @@ def _check_the_sweep_and_the_layout(page) -> None:
     direction = page.inner_text("#arena-direction")
     assert "the arena resolves no change of winner, with compute or with width" in direction, direction
     assert "none of its 10 winners beats the runner-up beyond noise (1 seed a point)" in direction, direction
+    assert "32K becomes the optimum between N = 703M (where it overtakes 24K" in direction, direction  # a range
     page.wait_for_selector("#arena-curve .yaxislayer-above")
     axes = _boxes(page, "#arena-curve .yaxislayer-above, #arena-curve .xaxislayer-above, #arena-curve .g-ytitle")
     tables = _boxes(page, "#arena-details table, #arena-figures table")

@@ -69,8 +69,9 @@ def compare(summary: dict, metric: str = "bits_per_byte") -> dict:
     """The arena sweep's trend (`summary`: sweep.sweep_summary's, before "anchor" is added) beside Tao et al.'s.
 
     -> {"tao": their six optima and the power law, "params_at_32k": the N where their V* reaches
-    32K, "arena": per width the winning vocabulary at each budget (smallest first), its direction
-    with compute, the body's non-vocabulary parameters and Tao's extrapolated V* there;
+    32K, "overtakes_32k_at": where 32K overtakes 24K in their measurements (overtakes_at; the two
+    bound where 32K becomes the optimum), "arena": per width the winning vocabulary at each budget
+    (smallest first), its direction with compute, the body's non-vocabulary parameters and Tao's extrapolated V* there;
     "with_width": the winner's direction from the narrowest to the widest body at the largest budget;
     "same_direction": whether the arena's winner moves as theirs does (larger with compute and with
     the body), None where it does not move at all}.
@@ -102,6 +103,7 @@ def compare(summary: dict, metric: str = "bits_per_byte") -> dict:
         "tao_exponent": law.exponent,
         "tao_coefficient": law.coefficient,
         "params_at_32k": law.params_at(BALANCED_DEFAULT),
+        "overtakes_32k_at": overtakes_at(),
         "arena": arena,
         "with_width": with_width,
         "same_direction": None if not moves else all(m == "grows" for m in moves),

@@ -208,7 +208,8 @@ def sweep_tables(summary: dict) -> list[Table]:
 def anchor_text(anchor: dict) -> str:
     """The comparison with Tao et al. 2024 in a few lines."""
     lines = [f"Tao et al. 2024: optimal vocabulary ∝ N^{anchor['tao_exponent']:.2f} over non-vocabulary "
-             f"parameters N; it reaches 32K at N ≈ {anchor['params_at_32k']:.2g}."]  # fmt: skip
+             f"parameters N; 32K becomes the optimum between N ≈ {anchor['overtakes_32k_at']:.2g} (their "
+             f"measurements) and {anchor['params_at_32k']:.2g} (the law)."]  # fmt: skip
     for a in anchor["arena"]:
         wins = " → ".join(f"{w['vocab_size']:,}" for w in a["winners"])
         extrapolated = f"their law extrapolated there: {a['tao_vocab_at_params']:,.0f}"

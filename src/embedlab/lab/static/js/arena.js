@@ -261,7 +261,8 @@ async function drawSweep(page, state) {
       w.winners.map((x) => count(x.vocab_size)).join(" → "), w.with_compute, count(Math.round(w.tao_vocab_at_params))])),
     note(`Tao et al. 2024: the compute-optimal vocabulary grows as N^${fixed(a.tao_exponent, 2)} with the ` +
       `non-vocabulary parameters N (${a.tao.map((t) => `${count(t.vocab_size)} at ${fixed(t.non_vocab_params / 1e6, 0)}M`).join(", ")}); ` +
-      `by that law 32K becomes the optimum near N = ${fixed(a.params_at_32k / 1e6, 0)}M. ${direction(sweep)} ` +
+      `32K becomes the optimum between N = ${fixed(a.overtakes_32k_at / 1e6, 0)}M (where it overtakes 24K in their ` +
+      `measurements) and ${fixed(a.params_at_32k / 1e6, 0)}M (by that law). ${direction(sweep)} ` +
       "Their optimum minimises a loss per token less the unigram's, not bits per byte, so the two need " +
       "not pick the same winner (docs/arena.md compares like with like).", { id: "arena-direction" }));
 }
