@@ -247,7 +247,8 @@ def pytest_collection_modifyitems(config, items):
     """Groups for `make test`'s `-n 2 --dist loadgroup`: a worker runs a group whole, so a fixture
     shared within it is made once a run, not once a worker. The tests sharing the session's races form
     one group (and are slow: the races take a minute each); every other test goes with its module,
-    whose module-scoped fixtures (a trained table, a vision run) would otherwise run on both workers."""
+    whose module-scoped fixtures (a trained table, a vision run) would otherwise run on both workers,
+    unless it names its own group (the UMAP fits of two modules share a worker's compiled numba code)."""
     for item in items:
         if _in_races(item):
             item.add_marker(pytest.mark.xdist_group("races"))

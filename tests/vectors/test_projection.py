@@ -76,6 +76,7 @@ def test_project_2d_bad_inputs(minilm):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("umap")  # numba compiles umap once a process: both UMAP fits share one worker
 @pytest.mark.filterwarnings("ignore:n_jobs value")  # umap notes that a seed makes it single-threaded
 def test_umap_keeps_two_clusters_apart():
     pytest.importorskip("umap")
