@@ -1,8 +1,8 @@
-"""The same seed gives the same numbers: one strategy of each kind of the quick race (a plain BPE
-table, hashed rows, adaptive input, image patches), raced again on the session's small race's tiny
+"""The same seed gives the same numbers: one strategy of each kind of the quick race (a BPE table,
+bytes, hashed rows, adaptive input, image patches), raced again on the session's small race's tiny
 budget in another folder, scores what the small race scored (only the clock's own figures differ).
-Every other strategy is a plain table of another size, built and trained by the same code as
-small V's."""
+The other three differ from one of these only in sizes or in tying the head (large V, BPE at 8K,
+patch-16), which the same code builds and trains."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from embedlab.arena.runner import Race
 from embedlab.arena.strategies import BUDGETS
 
 QUICK = BUDGETS["quick"].strategies  # every strategy but those the quick race leaves out (tests/arena/test_race.py)
-AGAIN = ("small-v-tied", "large-v-hashed", "large-v-adaptive", "patch-32")
+AGAIN = ("small-v-tied", "bytes", "large-v-hashed", "large-v-adaptive", "patch-32")
 
 # What the machine's clock measures, which no seed fixes
 TIMED = {"train_seconds", "tokens_per_second", "bytes_per_second", "images_per_second", "latency_ms"}

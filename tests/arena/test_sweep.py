@@ -115,3 +115,13 @@ def test_of_sweeps_started_at_once_in_one_new_folder_exactly_one_wins(tmp_path, 
     (folder / SWEEP_FILE).write_text("")  # a claim not yet written is not taken either
     with pytest.raises(OutputExistsError, match="was taken by another sweep"):
         Sweep.open(folder, plans[winners[0]])
+
+
+def test_a_sweeps_anchor_is_derived_again_when_read(tiny_sweep, tmp_path):
+    folder, _, summary = tiny_sweep
+    written = json.loads((folder / RESULTS_FILE).read_text())
+    assert written["anchor"] == summary["anchor"] and "overtakes_32k_at" in written["anchor"]
+    # a sweep written before the anchor had a field (or whose anchor was damaged) reads with today's
+    older = {**written, "anchor": {"params_at_32k": "damaged"}}
+    (tmp_path / RESULTS_FILE).write_text(json.dumps(older))
+    assert Sweep.read_results(tmp_path)["anchor"] == summary["anchor"]

@@ -71,7 +71,8 @@ def compare(summary: dict, metric: str = "bits_per_byte") -> dict:
     -> {"tao": their six optima and the power law, "params_at_32k": the N where their V* reaches
     32K, "overtakes_32k_at": where 32K overtakes 24K in their measurements (overtakes_at; the two
     bound where 32K becomes the optimum), "arena": per width the winning vocabulary at each budget
-    (smallest first), its direction with compute, the body's non-vocabulary parameters and Tao's extrapolated V* there;
+    (smallest first), its direction with compute, the body's non-vocabulary parameters and Tao's
+    extrapolated V* there;
     "with_width": the winner's direction from the narrowest to the widest body at the largest budget;
     "same_direction": whether the arena's winner moves as theirs does (larger with compute and with
     the body), None where it does not move at all}.

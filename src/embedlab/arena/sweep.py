@@ -182,12 +182,18 @@ class Sweep:
 
     @staticmethod
     def read_results(folder: str | Path) -> dict | None:
-        """The summary in `folder`'s results.json, or None before the sweep ends."""
+        """The summary in `folder`'s results.json, or None before the sweep ends. Its "anchor" is
+        derived again (anchor.compare): it is Tao et al.'s published table beside the sweep's winners,
+        not a measurement, so a sweep written before a field was added to it shows that field too."""
+        from embedlab.arena.anchor import compare
+
         path = Path(folder) / RESULTS_FILE
         if not path.is_file():
             return None
         recover = "run the sweep again to write it (its finished runs are kept), or remove it"
-        return read_json(path, "sweep results file", recover, types=SweepSummary)
+        summary = read_json(path, "sweep results file", recover, types=SweepSummary)
+        summary["anchor"] = compare(summary)
+        return summary
 
     def point_folder(self, width: int, share: float) -> Path:
         return self.folder / f"d{width}" / f"x{share:g}"
