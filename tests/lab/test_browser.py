@@ -35,9 +35,9 @@ def test_geometry_answers_a_new_word(open_sim):
     page.wait_for_function("() => document.querySelector('#geo-neighbors').innerText.includes('france')")
 
 
-def test_the_api_page_works_offline(browser, lab_url):
+def test_the_api_page_works_offline(chromium, lab_url):
     # Swagger UI's assets come from the swagger-ui-bundle package: the page renders with no network.
-    page = browser.new_page()
+    page = chromium.new_page()
     errors = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(f"{lab_url}/docs")

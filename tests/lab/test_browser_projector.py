@@ -126,7 +126,7 @@ def test_a_first_umap_map_says_it_is_being_fitted_and_the_lab_keeps_answering(op
 
 
 def test_the_first_api_call_does_not_wait_for_plotly(open_sim):
-    page = open_sim("projector")
+    page = open_sim("projector", cold=True)  # a first visit: plotly.js arrives over the wire
     entries = page.evaluate("""() => performance.getEntriesByType('resource').map((e) =>
         ({ name: new URL(e.name).pathname, start: e.startTime, end: e.responseEnd }))""")
     plotly = next(e for e in entries if e["name"].endswith("plotly.min.js"))
