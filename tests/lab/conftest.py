@@ -179,8 +179,9 @@ def chromium(tmp_path_factory):
 
     profile = tmp_path_factory.mktemp("chromium")
     with sync_playwright() as p:
+        viewport = {"width": 1280, "height": 900}
         context = p.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS, viewport={"width": 1280, "height": 900}
+            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS, viewport=viewport
         )
         yield context
         context.close()
