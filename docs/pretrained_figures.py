@@ -88,7 +88,8 @@ def main() -> None:
         corpus = Path(tmp) / "wiki.txt"
         corpus.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
         sgns = Path(tmp) / "sgns"
-        sgns_run = train(RunConfig(corpus=str(corpus), dim=LM["dim"], threads=1), sgns, evaluate=False)
+        skipgram = RunConfig(corpus=str(corpus), dim=LM["dim"], threads=1, epoch_decay=1.0)  # the figures' schedule
+        sgns_run = train(skipgram, sgns, evaluate=False)
         tokenizer = FastTokenizer.train(lines, LM["vocab_size"])
         runs = {(start, seed): curve(lines, tokenizer, sgns, start, seed) for start in STARTS for seed in SEEDS}
     fig, ax = plt.subplots(figsize=(8, 5))

@@ -48,7 +48,7 @@ SEEDS = (1, 2, 3)
 STRENGTHS = (5.0, 20.0, 100.0)
 CHOSEN = 20.0  # k fixed before measuring: a word seen 20 times keeps half its own row
 CORPUS = "enwiki-sample"
-SETTINGS = {"method": "sgns", "epochs": 3, "threads": 2, "subwords": True, "buckets": 200_000}
+SETTINGS = {"method": "sgns", "epochs": 3, "threads": 2, "subwords": True, "buckets": 200_000, "epoch_decay": 1.0}
 # (floor, name) of the training count of a pair's rarer word; below 5 (min_count) a word has no row
 BANDS = ((1_000, "1,000 or more"), (100, "100-999"), (20, "20-99"), (5, "5-19"), (0, "no row"))
 MIN_PAIRS = 10  # a band with fewer pairs gets no Spearman (its rank correlation would be mostly noise)

@@ -1,6 +1,6 @@
 """How many of the themed words (embedlab.data.themes) have a nearest themed word of their own group.
 
-    embedlab train gcide --out runs/d32 --method sgns --dim 32 --epochs 2 --threads 1
+    embedlab train gcide --out runs/d32 --method sgns --dim 32 --epochs 2 --threads 1 --epoch-decay 1
     python docs/themes_nearest.py runs/d32          # docs/lessons.md, row 001.6.2
 
 The nearest word is taken by cosine in the table's full width, among the other themed words, as the

@@ -77,6 +77,14 @@ def test_settings_name_the_bad_value(field, value, message):
     assert str(info.value) == message
 
 
+def test_the_default_schedule_is_corpus_files_and_an_older_record_keeps_the_straight_line():
+    assert RunConfig(corpus="lines").epoch_decay == 0.5  # gensim corpus_file's rate with 2 workers
+    record = RunConfig(corpus="lines").to_dict()
+    assert RunConfig.from_dict(record).epoch_decay == 0.5
+    del record["epoch_decay"]  # run.json as runs wrote it before the setting existed: on the straight line
+    assert RunConfig.from_dict(record).epoch_decay == 1.0
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_update_counts_are_exact(method):
     # window=1 always spans one word each side and sample=0 keeps every word, so every input-row

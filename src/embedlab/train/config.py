@@ -73,8 +73,10 @@ class RunConfig:
     min_count: int = _default(5)  # words seen fewer times are dropped
     sample: float = _default(1e-3)  # subsampling threshold as a share of the corpus (0: keep every word)
     # the share of each epoch's fall in rate taken within it (kernels.linear_lr): 1 is the straight line;
-    # gensim's corpus_file mode with k workers trains at 1/k, a rate that jumps back at each epoch's start
-    epoch_decay: float = _default(1.0)
+    # gensim's corpus_file mode with k workers trains at 1/k, a rate that jumps back at each epoch's start.
+    # 0.5 (corpus_file's with 2 workers): over 3 seeds of gcide subword runs it scored higher than the
+    # straight line on all four benchmarks at the same speed (docs/benchmarks.md, docs/results/w2v_gap.json)
+    epoch_decay: float = _default(0.5)
     subwords: bool = _default(False)  # fastText's model: a word's input is the mean of its row and its n-grams' rows
     # subwords only (None otherwise, so a copy of a plain run's config names none of them)
     min_n: int | None = field(default=None, metadata={"subwords": MIN_N})  # shortest n-gram of <word> (fastText's minn)
@@ -246,7 +248,10 @@ class RunConfig:
     @classmethod
     def from_dict(cls, data: dict) -> RunConfig:
         known = {f.name for f in fields(cls) if f.init}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        settings = {k: v for k, v in data.items() if k in known}
+        # a run recorded before epoch_decay existed trained on the straight line, whatever today's default
+        settings.setdefault("epoch_decay", 1.0)
+        return cls(**settings)
 
     def differences(self, other: RunConfig) -> list[str]:
         """The settings this config was given that differ from `other`'s: ['dim 50 (run has 100)']."""
