@@ -6,8 +6,9 @@
     linear_lr(alpha, min_alpha, done, total, epochs, share)   # the learning-rate schedule, for every engine
 
 The details are word2vec's and gensim's: subsampled frequent words, a window shrunk at random
-for each centre word, noise words drawn from unigram^0.75, a learning rate falling linearly over
-the whole run in steps of LR_STEP words, separate input and output tables. Skip-gram follows
+for each centre word, noise words drawn from unigram^0.75, a learning rate falling over the whole
+run in steps of LR_STEP words (on the straight line, or with each epoch taking a share of its fall as
+gensim's corpus_file mode does: `linear_lr`), separate input and output tables. Skip-gram follows
 gensim's pair order: each context word's input row predicts the centre word (and `negative` noise
 words) in the output table.
 One departure, for speed: skip-gram draws the noise words once per centre word and takes one step
