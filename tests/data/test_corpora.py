@@ -52,6 +52,22 @@ def test_enwiki_sample_is_article_text_without_markup():
     assert list(islice(corpus, 3)) == list(islice(corpus, 3))  # re-iterable
 
 
+def test_a_parsed_dump_is_kept_and_a_damaged_copy_parsed_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBEDLAB_CACHE", str(tmp_path))
+    path = open_corpus("enwiki-sample").path
+    key = (path, path.stat().st_size, path.stat().st_mtime_ns)
+    paragraphs = corpora._wiki_paragraphs.__wrapped__  # past the process's own copy, to the cache folder's
+    parsed = paragraphs(*key)  # parsed here, in a cache folder of its own
+    (kept,) = (tmp_path / "corpora").iterdir()
+    assert path.name in kept.name and len(parsed) > 1000
+    monkeypatch.setattr(corpora, "_parse_wiki", lambda _: pytest.fail("parsed again"))
+    assert paragraphs(*key) == parsed  # read back, not parsed
+    kept.write_text(kept.read_text(encoding="utf-8")[:-300], encoding="utf-8")  # cut short: a count too many
+    monkeypatch.setattr(corpora, "_parse_wiki", lambda _: ("parsed again",))
+    assert paragraphs(*key) == ("parsed again",)
+    assert kept.read_text(encoding="utf-8") == "1\nparsed again\n"  # and kept in the damaged copy's place
+
+
 def test_any_file_invalid_utf8_is_replaced_and_counted(tmp_path, caplog):
     path = tmp_path / "notes.txt"
     path.write_bytes(b"good line\nbad \xff\xfe line\r\n\xe2\x82 cut\n")

@@ -7,7 +7,8 @@
 
 Nothing is read into memory whole: each corpus is a re-iterable stream of lines, so counting
 tables are the only thing that grows with the corpus. (The one exception is small: a Wikipedia
-dump's parsed paragraphs are kept once a process, since parsing its markup takes seconds.)
+dump's parsed paragraphs are kept, in memory once a process and as text in the cache folder once a
+machine, since parsing its markup takes seconds.)
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 
 from embedlab.data.benchmarks import gensim_test_file
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_int
-from embedlab.files import check_path
+from embedlab.files import atomic_write_text, cache_dir, check_path
 from embedlab.files.reading import file_exists, file_kind
 
 log = logging.getLogger("embedlab")
@@ -118,10 +120,41 @@ def wiki_lines(path: Path) -> Iterator[str]:
     yield from _wiki_paragraphs(path, stat.st_size, stat.st_mtime_ns)
 
 
+WIKI_PARSE_VERSION = 1  # part of the cached text's name: raise it when _plain_wiki's output changes
+
+
 @functools.lru_cache(maxsize=1)
 def _wiki_paragraphs(path: Path, size: int, mtime_ns: int) -> tuple[str, ...]:
-    """The dump's paragraphs, parsed once a process for the file as it is now (its size and time are
-    the key): parsing markup takes seconds, and enwiki-sample's text is a few megabytes."""
+    """The dump's paragraphs for the file as it is now (its size and time are the key), parsed once a
+    machine: parsing markup takes seconds (about 5 for enwiki-sample), reading its few megabytes of
+    text back a few hundredths. The text is kept in cache_dir()/corpora, named by the dump, its size
+    and time, gensim's version (whose parser made it) and WIKI_PARSE_VERSION."""
+    cached = (
+        cache_dir() / "corpora" / f"{path.name}.{size}.{mtime_ns}.gensim-{version('gensim')}.v{WIKI_PARSE_VERSION}.txt"
+    )
+    paragraphs = _read_paragraphs(cached)
+    if paragraphs is None:
+        paragraphs = _parse_wiki(path)
+        try:  # a cache that cannot be written costs the next process time, not its answer
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(cached, f"{len(paragraphs)}\n" + "".join(f"{p}\n" for p in paragraphs))
+        except OSError as err:
+            log.debug("could not keep the parsed dump in %s: %s", cached, err)
+    return paragraphs
+
+
+def _read_paragraphs(path: Path) -> tuple[str, ...] | None:
+    """The paragraphs kept in `path` (their count, then one a line), or None for a missing, unreadable
+    or damaged file, which is parsed again. No paragraph holds a line break (_plain_wiki splits them)."""
+    try:
+        count, *paragraphs = path.read_text(encoding="utf-8").split("\n")[:-1]
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return tuple(paragraphs) if count == str(len(paragraphs)) else None
+
+
+def _parse_wiki(path: Path) -> tuple[str, ...]:
+    """Every article's paragraphs in the dump at `path`, markup removed, redirects left out."""
     from gensim.corpora.wikicorpus import extract_pages, filter_wiki  # the dump's own parser
 
     paragraphs = []
