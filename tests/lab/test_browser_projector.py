@@ -128,8 +128,9 @@ def test_a_first_umap_map_says_it_is_being_fitted_and_the_lab_keeps_answering(op
 def test_the_first_api_call_does_not_wait_for_plotly(open_sim):
     page = open_sim("projector", cold=True)  # a first visit: plotly.js arrives over the wire
     entries = page.evaluate("""() => performance.getEntriesByType('resource').map((e) =>
-        ({ name: new URL(e.name).pathname, start: e.startTime, end: e.responseEnd }))""")
+        ({ name: new URL(e.name).pathname, start: e.startTime, end: e.responseEnd, bytes: e.transferSize }))""")
     plotly = next(e for e in entries if e["name"].endswith("plotly.min.js"))
+    assert plotly["bytes"] > 1_000_000  # the whole file (about 1.4 MB gzipped), not a cached copy's 304
     first_api = min(e["start"] for e in entries if e["name"].startswith("/api/"))
     assert first_api < plotly["end"]  # asked while plotly was still arriving, not after it was parsed
     assert page.evaluate("document.head.querySelector('script[src$=\"plotly.min.js\"]').async") is True
