@@ -200,7 +200,9 @@ def open_sim(chromium, lab_url):
         page = chromium.new_page()
         pages.append(page)
         if cold:
-            chromium.new_cdp_session(page).send("Network.setCacheDisabled", {"cacheDisabled": True})
+            session = chromium.new_cdp_session(page)
+            session.send("Network.enable")  # the cache switch below holds only while the domain is on
+            session.send("Network.setCacheDisabled", {"cacheDisabled": True})
 
         def console(m) -> None:
             provoked = expected_status is not None and f"status of {expected_status}" in m.text
