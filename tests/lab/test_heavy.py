@@ -115,15 +115,19 @@ def test_a_kept_answer_skips_the_queue_a_heavy_computation_holds(minilm_lab_url)
     with ThreadPoolExecutor(2) as pool:
         computing = pool.submit(_get, url, "/api/scale/sweep", sweep)
         time.sleep(QUEUE_REACHED_S)
+        queued_sent = time.perf_counter()
         queued = pool.submit(_get, url, "/api/gradients/steps", {"seed": 7})
         time.sleep(QUEUE_REACHED_S)
         kept_end, kept_status = _get(url, "/api/nodes")
         (sweep_end, sweep_status), (queued_end, queued_status) = computing.result(), queued.result()
     assert kept_status == sweep_status == queued_status == 200
-    # optimizer steps (~10 ms of CPU) answered only after the sweep (seconds): they waited in the queue
-    # the sweep held, and the kept answer came back while they waited
     ends = {"kept": kept_end - start, "sweep": sweep_end - start, "queued": queued_end - start}
-    assert kept_end < sweep_end < queued_end, f"seconds after the sweep was sent: {ends}"
+    # the kept answer came back while the sweep computed and the steps waited
+    assert kept_end < min(sweep_end, queued_end), f"seconds after the sweep was sent: {ends}"
+    # optimizer steps (~10 ms of CPU) waited in the queue the sweep held: they came back with the sweep,
+    # seconds after they were sent, not at once. Which of the two bodies arrives first is left open: the
+    # steps compute as soon as the sweep lets go of the slot, while its answer is still being sent.
+    assert queued_end - queued_sent > 0.5 * (sweep_end - queued_sent), f"seconds after the sweep was sent: {ends}"
 
 
 KEPT_S = margin(0.3)  # a kept Graph nodes answer, sent whole: 0.3 s measured at load 10 on 2 cores
