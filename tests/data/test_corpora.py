@@ -66,6 +66,9 @@ def test_a_parsed_dump_is_kept_and_a_damaged_copy_parsed_again(tmp_path, monkeyp
     monkeypatch.setattr(corpora, "_parse_wiki", lambda _: ("parsed again",))
     assert paragraphs(*key) == ("parsed again",)
     assert kept.read_text(encoding="utf-8") == "1\nparsed again\n"  # and kept in the damaged copy's place
+    kept.unlink()
+    kept.mkdir()  # a folder where the kept text goes: parsed, answered, and nothing kept
+    assert paragraphs(*key) == ("parsed again",) and kept.is_dir()
 
 
 def test_any_file_invalid_utf8_is_replaced_and_counted(tmp_path, caplog):

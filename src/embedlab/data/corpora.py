@@ -138,7 +138,7 @@ def _wiki_paragraphs(path: Path, size: int, mtime_ns: int) -> tuple[str, ...]:
         try:  # a cache that cannot be written costs the next process time, not its answer
             cached.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(cached, f"{len(paragraphs)}\n" + "".join(f"{p}\n" for p in paragraphs))
-        except OSError as err:
+        except (OSError, InvalidValueError) as err:  # InvalidValueError: a folder where the file goes
             log.debug("could not keep the parsed dump in %s: %s", cached, err)
     return paragraphs
 
