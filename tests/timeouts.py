@@ -24,7 +24,12 @@ COMMAND_S = margin(3.0)  # a fresh `python -m embedlab ...` (torch imported): 1.
 LAB_START_S = margin(6.5)  # `embedlab lab` from its start to its first answer on /api/tables: 6.5 s measured
 LAB_STOP_S = margin(1.0)  # the lab's process after SIGTERM: 0.2 s measured
 # The projector's first UMAP map of a 3,500-row table, fitted in a child process 10 nice levels below the
-# lab (numba compiles umap's functions again in every child): 79 s measured. Beside two CPU-bound
-# neighbours such a process gets a few percent of the cores, so load stretches this wait the most (a
-# 300 s limit failed with two burners beside the suite).
-UMAP_FIT_S = margin(80.0)
+# lab: 18 s measured with umap's compiled code in numba's cache (vectors.projection.import_umap), 71 s
+# when that child is the venv's first UMAP fit and compiles umap's code and pynndescent's. Load stretches
+# this wait the most: against nice-0 CPU-bound work (two burners, the suite's two workers) the child's
+# CFS weight is 110 to each one's 1,024, about 5% of a core, 20x where LOAD_MARGIN counts 2x for
+# neighbours. The margin on the slower figure leaves the usual (cached) fit 39x.
+UMAP_FIT_S = margin(71.0)
+# A new process's UMAP map of 120 rows with numba's compiled code kept (vectors.projection.import_umap):
+# importing umap and loading the code, 4.6 s of CPU measured (20 s more when it compiled instead).
+UMAP_CACHED_S = margin(5.0)

@@ -128,13 +128,13 @@ def test_bad_requests_name_the_value_and_the_range(minilm_projector, monkeypatch
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("umap")  # numba compiles umap once a process: both UMAP fits share one worker
+@pytest.mark.xdist_group("umap")  # the UMAP fits share one worker: its first fit compiles or loads umap's code
 @pytest.mark.filterwarnings("ignore:n_jobs value")  # umap notes that a seed makes it single-threaded
 def test_umap_is_fitted_on_a_sample_and_places_every_row(monkeypatch):
     pytest.importorskip("umap")
     monkeypatch.setattr(projector_module, "UMAP_SAMPLE", 150)
-    # the fit is handed to the child as in the lab, but run here: a child would compile umap's numba
-    # code again (~30 s of CPU). The child and its priority are the next test's.
+    # the fit is handed to the child as in the lab, but run here, where umap's code is already loaded
+    # (a new process imports umap, ~4 s of CPU). The child and its priority are the next test's.
     handed = []
     monkeypatch.setattr(projector_module, "_in_child", lambda work, *args: handed.append(work) or work(*args))
     rng = np.random.default_rng(0)
@@ -154,7 +154,7 @@ def test_umap_is_fitted_on_a_sample_and_places_every_row(monkeypatch):
 
 def test_umap_is_fitted_in_a_child_process_below_the_labs_priority():
     # the child the test above hands its fit to (the lab's whole fit in its child is the browser test's,
-    # tests/lab/test_browser_projector.py: numba compiles umap again in every process, ~30 s of CPU)
+    # tests/lab/test_browser_projector.py)
     pid, nice = projector_module._in_child(os.getpid), projector_module._in_child(os.nice, 0)
     assert pid != os.getpid() and nice == os.nice(0) + projector_module.UMAP_NICE
 

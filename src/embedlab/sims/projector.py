@@ -47,7 +47,7 @@ from embedlab.sims.once import MadeOnce
 from embedlab.vectors.compare import MAX_TOP, Mover, TableComparison, compare_tables
 from embedlab.vectors.frequency import BANDS, band_rows
 from embedlab.vectors.keys import resolve_key, themed_keys
-from embedlab.vectors.projection import PROJECTIONS, principal_axes
+from embedlab.vectors.projection import PROJECTIONS, fit_umap, principal_axes
 from embedlab.vectors.table import Vectors
 
 MAX_ROWS = 1_000_000  # rows a map may hold: a million float32 points in 3-D is 12 MB to send
@@ -324,19 +324,6 @@ def _in_child(work: Callable[..., Any], *args: Any) -> Any:
     spawn = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, mp_context=spawn, initializer=os.nice, initargs=(UMAP_NICE,)) as child:
         return child.submit(work, *args).result()
-
-
-def fit_umap(
-    sample: np.ndarray, rest: np.ndarray, dims: int, neighbours: int, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """UMAP fitted on `sample` (n, D) -> its (n, dims) coordinates, and (m, dims) for `rest` (m, D)
-    placed by the fitted model (m may be 0). Run in a child process by Projector."""
-    import umap  # subtle: only here, in the child: importing umap compiles numba code for seconds
-
-    reducer = umap.UMAP(n_components=dims, n_neighbors=neighbours, random_state=seed)
-    fitted = reducer.fit_transform(sample).astype(np.float32)
-    placed = reducer.transform(rest).astype(np.float32) if len(rest) else np.empty((0, dims), dtype=np.float32)
-    return fitted, placed
 
 
 def wire(array: np.ndarray) -> tuple[bytes, dict[str, str]]:

@@ -6,6 +6,8 @@
                                           covariance summed over chunks (a million rows, no copy)
     project_frame(rows, previous)         (W, 2) PCA coordinates turned to line up with the frame
                                           before (align_2d): maps that move only as the rows move
+    fit_umap(sample, rest, dims, k, seed) UMAP fitted on `sample`, `rest` placed by the fitted model
+    import_umap()                         umap-learn, its numba code compiled once a machine
 
 Every function is pure; a map says how it was made (`Projection.caption()`), since a PCA of 30 rows
 is not a picture of the table.
@@ -13,8 +15,12 @@ is not a picture of the table.
 
 from __future__ import annotations
 
+import functools
+import sys
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
@@ -25,6 +31,8 @@ from embedlab.vectors.compare import orthogonal_procrustes
 from embedlab.vectors.table import Vectors
 
 PROJECTIONS = ("pca", "umap")
+# umap's own rule: below this many rows it takes each row's exact neighbours from all pairwise distances
+UMAP_EXACT_BELOW = 4096
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,13 +89,66 @@ def project_2d(
         coordinates, ratio = pca_2d(matrix)
         return Projection("pca", tuple(keys), coordinates.astype(np.float32), ratio, n, True, normalize)
     n_neighbors = check_int("n_neighbors", n_neighbors, low=2, high=n - 1)
+    coordinates, _ = fit_umap(matrix.astype(np.float32), matrix[:0], 2, n_neighbors, check_int("seed", seed))
+    return Projection("umap", tuple(keys), coordinates, None, n, False, normalize)
+
+
+def fit_umap(
+    sample: np.ndarray, rest: np.ndarray, dims: int, neighbours: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """UMAP fitted on `sample` (n, D) -> its (n, dims) float32 coordinates, and (m, dims) for `rest`
+    (m, D) placed by the fitted model (m may be 0).
+
+    Below UMAP_EXACT_BELOW rows umap finds exact neighbours from every pairwise distance, which it
+    computes through scikit-learn with a numba metric called from Python once a pair (3,500 rows:
+    6 million calls, about 25 s of a 30 s fit). With nothing to place, the distances are computed
+    here by scipy's pdist (float64, under a second) and handed over as a precomputed metric. The
+    neighbour graph is the same, its weights equal to float32 rounding (1,500 rows: 1.2e-5 at most),
+    so the map is as good, though not the same coordinates: 500 epochs of seeded SGD amplify rounding
+    (tests/vectors/test_projection.py compares how well both keep neighbours).
+    """
+    umap = import_umap()
+    if len(rest) or len(sample) >= UMAP_EXACT_BELOW:
+        reducer = umap.UMAP(n_components=dims, n_neighbors=neighbours, random_state=seed)
+        fitted = reducer.fit_transform(sample).astype(np.float32)
+        placed = reducer.transform(rest).astype(np.float32) if len(rest) else np.empty((0, dims), np.float32)
+        return fitted, placed
+    from scipy.spatial.distance import pdist, squareform
+
+    reducer = umap.UMAP(n_components=dims, n_neighbors=neighbours, random_state=seed, metric="precomputed")
+    with warnings.catch_warnings():  # that a precomputed map has no inverse_transform: never asked for here
+        warnings.filterwarnings("ignore", "using precomputed metric")
+        fitted = reducer.fit_transform(squareform(pdist(sample))).astype(np.float32)
+    return fitted, np.empty((0, dims), np.float32)
+
+
+@functools.cache
+def import_umap() -> ModuleType:
+    """umap-learn, with numba's on-disk cache turned on for its compiled functions and pynndescent's.
+
+    Most of them are `njit` without `cache=True`, so every process compiled them again on its first
+    fit: about 20 s of CPU before a 300-row map that then takes 0.5 s (a lab's first UMAP map, each
+    test process). With the cache on, the code numba compiled is kept beside their sources (or in
+    numba's user cache where those are read-only) and loaded by later processes; numba keys each
+    entry by its source file, so an upgraded umap compiles again. A map drawn with loaded code is bit
+    for bit the map of freshly compiled code (tests/vectors/test_projection.py).
+    """
     try:
         import umap
     except ImportError:
         raise MissingDataError("UMAP projections need umap-learn: pip install umap-learn") from None
-    reducer = umap.UMAP(n_components=2, n_neighbors=n_neighbors, random_state=check_int("seed", seed))
-    coordinates = reducer.fit_transform(matrix.astype(np.float32)).astype(np.float32)
-    return Projection("umap", tuple(keys), coordinates, None, n, False, normalize)
+    from numba.core.dispatcher import Dispatcher
+
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] not in ("umap", "pynndescent"):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, Dispatcher):
+                try:
+                    value.enable_caching()
+                except RuntimeError:  # numba finds no place to keep it (no source file): compiled as before
+                    pass
+    return umap
 
 
 def pca_2d(matrix: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
