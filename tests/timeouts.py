@@ -33,3 +33,12 @@ UMAP_FIT_S = margin(71.0)
 # A new process's UMAP map of 120 rows with numba's compiled code kept (vectors.projection.import_umap):
 # importing umap and loading the code, 4.6 s of CPU measured (20 s more when it compiled instead).
 UMAP_CACHED_S = margin(5.0)
+# A simulation page from its address to ready (#sim[data-ready]), its first computation included: 20 s at
+# the slowest, the subword page's first visit (it trains its table), beside the suite's other worker.
+PAGE_S = margin(20.0)
+# A lab answer that reads a file or computes little: the index page 0.1 s, a subword table's first
+# unseen word 0.7 s (the file mapped), measured on a lab just started.
+QUICK_ANSWER_S = margin(1.0)
+# Two torchrun processes training enwiki-sample for 2 epochs at dim 50 (tests/train/test_distributed.py):
+# 25 s measured beside the suite's other worker.
+TORCHRUN_S = margin(26.0)

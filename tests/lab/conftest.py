@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from tests.timeouts import LAB_START_S, LAB_STOP_S
+from tests.timeouts import LAB_START_S, LAB_STOP_S, PAGE_S
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -195,7 +195,7 @@ def open_sim(chromium, lab_url):
     browser's cache off, as a first visit does."""
     pages, errors = [], []
 
-    def open_(name: str, timeout_ms: float = 120_000, url: str = lab_url, expected_status: int | None = None,
+    def open_(name: str, timeout_ms: float = PAGE_S * 1000, url: str = lab_url, expected_status: int | None = None,
               cold: bool = False):  # fmt: skip
         page = chromium.new_page()
         pages.append(page)

@@ -3,6 +3,8 @@ simulation, and each loads without console errors and answers one interaction.""
 
 from __future__ import annotations
 
+from tests.timeouts import PAGE_S
+
 from embedlab.lab.pages import PAGES
 
 SIMULATIONS = ["lookup", "size", "recipe", "patches", "tying", "scale", "training", "subwords", "geometry",
@@ -41,7 +43,7 @@ def test_the_api_page_works_offline(chromium, lab_url):
     errors = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(f"{lab_url}/docs")
-    page.wait_for_selector(".opblock", timeout=30_000)  # one block per documented route
+    page.wait_for_selector(".opblock", timeout=PAGE_S * 1000)  # one block per documented route
     shown = page.inner_text("body").replace("\u200b", "")  # Swagger UI breaks paths with zero-width spaces
     page.close()
     assert "/api/geometry/neighbors" in shown and "/api/size/presets" in shown

@@ -8,6 +8,7 @@ import json
 import urllib.request
 
 import pytest
+from tests.timeouts import PAGE_S
 
 from embedlab.errors import UnknownKeyError
 from embedlab.hashing import char_ngrams, ngram_buckets
@@ -34,7 +35,8 @@ def test_subwords_split_a_newly_typed_word(open_sim):
 def test_subwords_show_the_measured_table(open_sim, lab_url):
     page = open_sim("subwords")
     page.wait_for_selector("#sub-measured td")  # after the split: the first use may train, then measures
-    with urllib.request.urlopen(f"{lab_url}/api/subwords/table?corpus=enwiki-sample", timeout=120) as r:
+    # the page waited for this same answer; the lab keeps it
+    with urllib.request.urlopen(f"{lab_url}/api/subwords/table?corpus=enwiki-sample", timeout=PAGE_S) as r:
         table = json.load(r)
     cells = page.eval_on_selector_all("#sub-measured tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
     assert cells[0] == ["", *(f"{size // 1000}K rows" for size in SIZES)]

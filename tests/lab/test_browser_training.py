@@ -11,7 +11,6 @@ import pytest
 from embedlab.data.themes import THEMES
 
 LIMIT = 30_000  # words: a few snapshots, seconds after enwiki-sample is read (~5 s)
-WAIT_MS = 90_000  # reading the corpus on a busy 2-core machine
 
 # The map's points as drawn: token -> (x, y), from Plotly's own data on the div.
 DRAWN = """() => Object.fromEntries(document.querySelector('#train-map').data.flatMap(
@@ -25,7 +24,7 @@ API = "async (path) => (await fetch(path)).json()"
 
 
 def test_a_run_started_from_the_page_moves_the_map(open_sim, map_labels):
-    page = open_sim("training", timeout_ms=WAIT_MS)
+    page = open_sim("training")
     before = page.inner_text("#train-progress")
     page.select_option("#train-corpus", "enwiki-sample")
     page.select_option("#train-dim", "8")
@@ -71,7 +70,7 @@ def test_a_run_started_from_the_page_moves_the_map(open_sim, map_labels):
 
 
 def test_the_map_shows_the_themes_ticked(open_sim):
-    page = open_sim("training", timeout_ms=WAIT_MS)
+    page = open_sim("training")
     names = page.eval_on_selector_all("#train-themes input[data-theme]", "boxes => boxes.map((b) => b.dataset.theme)")
     assert names == list(THEMES)  # from /api/config, in its order
     for name in THEMES:  # before the run: the lesson's easy case, two groups

@@ -53,7 +53,7 @@ def test_a_heavy_route_waits_while_another_computes_and_a_cheap_one_does_not(tmp
 
     async def main() -> None:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://lab", timeout=60) as http:
+        async with httpx.AsyncClient(transport=transport, base_url="http://lab", timeout=ANSWER_S) as http:
             assert (await http.get(heavy)).status_code == 200  # warm: the route made its lock
             held, finished = anyio.Event(), anyio.Event()
 
@@ -82,7 +82,7 @@ def test_a_kept_answer_does_not_wait_while_the_heavy_slot_is_held(tmp_path):
 
     async def main() -> None:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://lab", timeout=60) as http:
+        async with httpx.AsyncClient(transport=transport, base_url="http://lab", timeout=ANSWER_S) as http:
             assert (await http.get("/api/nodes")).status_code == 200  # computed and kept; made the slot
             answered: list[int] = []
 

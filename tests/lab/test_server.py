@@ -10,7 +10,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.timeouts import LAB_START_S, LAB_STOP_S
+from tests.timeouts import LAB_START_S, LAB_STOP_S, QUICK_ANSWER_S
 
 
 def _free_port() -> int:
@@ -34,7 +34,7 @@ def test_embedlab_lab_serves_the_page_and_the_api():
                 assert server.poll() is None, server.stderr.read()
                 assert time.monotonic() < deadline, f"the lab did not start within {LAB_START_S} s"
                 time.sleep(0.2)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=QUICK_ANSWER_S) as r:
             assert "<nav" in r.read().decode()
     finally:
         server.terminate()
@@ -83,7 +83,7 @@ def test_a_served_file_cut_short_is_an_error_for_the_request_not_a_dead_server(s
 
     def get(url: str) -> tuple[int, dict]:
         try:
-            with urllib.request.urlopen(url, timeout=60) as r:
+            with urllib.request.urlopen(url, timeout=QUICK_ANSWER_S) as r:
                 return r.status, json.load(r)
         except urllib.error.HTTPError as err:
             return err.code, json.load(err)

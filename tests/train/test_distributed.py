@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from tests.timeouts import TORCHRUN_S
 
 from embedlab.data.corpora import open_corpus
 from embedlab.train.corpus import WordVocab
@@ -32,7 +33,7 @@ def _torchrun(*args: str, nproc: int = 2) -> subprocess.CompletedProcess:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={nproc}",
                "-m", "embedlab", "train", *args]  # fmt: skip
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=TORCHRUN_S)
 
 
 @pytest.mark.slow
