@@ -21,8 +21,11 @@ from embedlab.sizing import count
 # 2e11 training FLOPs on 2,000 images, scored on 500; chance is 0.1. 2-px patches (196 tokens,
 # 11.3 GFLOPs a step) buy 17 steps and reach ~0.3, 4-px patches (2.1 GFLOPs a step) 93 steps and
 # ~0.6 (a few seconds each on 2 cores). The steps are the budget's, whatever the load; the floors
-# leave room for another CPU's round-off without letting an untrained model pass.
-TINY = dataclasses.replace(BUDGETS["quick"], name="tiny", image_flops=2e11, image_train=2_000, image_test=500)
+# leave room for another CPU's round-off without letting an untrained model pass. Three curve points:
+# at 197 tokens an image, scoring the curve's slice ten times cost patch-16 a third of its run.
+TINY = dataclasses.replace(
+    BUDGETS["quick"], name="tiny", image_flops=2e11, image_train=2_000, image_test=500, curve_points=3
+)
 FLOOR = {"patch-16": 0.18, "patch-32": 0.35}
 TOKENS = {"patch-16": 197, "patch-32": 50}
 
