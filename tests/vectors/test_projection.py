@@ -111,8 +111,10 @@ def test_a_small_tables_map_keeps_neighbours_as_umaps_own_exact_path_keeps_them(
     own = umap.UMAP(n_components=2, n_neighbors=10, random_state=0).fit_transform(matrix)  # umap's pair loop
     assert ours.shape == (400, 2) and ours.dtype == np.float32 and placed.shape == (0, 2)
     # How far each map keeps each row's 10 nearest neighbours near (sklearn's trustworthiness). Measured
-    # over seeds 0-3: umap's own path 0.954-0.958, ours 0.954-0.956, within 0.002 of it at each seed.
-    assert trustworthiness(matrix, ours, n_neighbors=10) > trustworthiness(matrix, own, n_neighbors=10) - 0.005
+    # over seeds 0-3: umap's own path 0.954-0.958, ours 0.954-0.956. Another CPU's rounding moves 500
+    # epochs of SGD as another seed does, so the bound allows the worst pairing of seeds (0.0042) twice
+    # over. Baselines: a random map 0.50, the first two columns of the rows 0.80.
+    assert trustworthiness(matrix, ours, n_neighbors=10) > trustworthiness(matrix, own, n_neighbors=10) - 0.01
 
 
 _FIT_IN_A_NEW_PROCESS = """
