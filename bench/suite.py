@@ -38,6 +38,7 @@ def run(burners: int, kernel: str | None, pytest_args: list[str]) -> dict:
     """Run ruff and pytest as `make test` does, with `burners` CPU-bound processes beside them."""
     venv = Path(sys.executable).parent
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as the Makefile: the suite's processes share compiled bytecode
     if kernel:
         env["OPENBLAS_CORETYPE"] = kernel
     with burning(burners):

@@ -54,10 +54,12 @@ SIDES = {
     "embedlab corpus_file schedule": ["--epoch-decay", "{share}"],
     "embedlab pair steps": ["--epoch-decay", "{share}", "--pair-steps"],
     "embedlab n-gram divisor": ["--epoch-decay", "{share}", "--ngram-divisor"],
+    "embedlab gensim's rules": ["--epoch-decay", "{share}", "--pair-steps", "--ngram-divisor"],  # both at once
     PEER: None,
     "gensim iterable": None,
 }
-SGNS_ONLY = ("embedlab pair steps", "embedlab n-gram divisor")  # rules of skip-gram's centre word
+# rules of skip-gram's centre word
+SGNS_ONLY = ("embedlab pair steps", "embedlab n-gram divisor", "embedlab gensim's rules")
 
 
 def run_side(side: str, path: Path, method: str, seed: int, args, out: Path) -> dict:

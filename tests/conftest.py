@@ -248,11 +248,14 @@ def pytest_collection_modifyitems(config, items):
     shared within it is made once a run, not once a worker. The tests sharing the session's races form
     one group (and are slow: the races take a minute each); every other test goes with its module,
     whose module-scoped fixtures (a trained table, a vision run) would otherwise run on both workers,
-    unless it names its own group (the UMAP fits of two modules share a worker's compiled numba code)."""
+    unless it names its own group (the UMAP fits of two modules share a worker's compiled numba code) or
+    shares a lab process that only a few tests of several modules use (SHARED_SERVERS)."""
     for item in items:
         if _in_races(item):
             item.add_marker(pytest.mark.xdist_group("races"))
             item.add_marker(pytest.mark.slow)
+        elif server := _shared_server(item):
+            item.add_marker(pytest.mark.xdist_group(server))
         elif not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
     # The races group is the suite's longest chain (three races, one after another, on one worker):
@@ -265,6 +268,15 @@ def pytest_collection_modifyitems(config, items):
 
 def _in_races(item) -> bool:
     return bool({"small_race", "tiny_sweep"} & set(getattr(item, "fixturenames", ())))
+
+
+# session fixtures that start a lab process for five tests of three modules -> their group: on one
+# worker the process starts once (a MiniLM lab: about 6 s of CPU and 5 s of wall)
+SHARED_SERVERS = {"minilm_lab_url": "minilm-lab"}
+
+
+def _shared_server(item) -> str | None:
+    return next((SHARED_SERVERS[f] for f in getattr(item, "fixturenames", ()) if f in SHARED_SERVERS), None)
 
 
 def _at_once(n: int, attempt) -> list[BaseException | None]:

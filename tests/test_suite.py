@@ -6,6 +6,7 @@ from __future__ import annotations
 
 RACES = {"small_race", "tiny_sweep"}  # the session fixtures whose tests form the group "races"
 SHARED = {"umap"}  # groups tests name themselves: tests of several modules that share a process's cost
+SERVERS = {"minilm_lab_url": "minilm-lab"}  # session fixtures whose tests form a group (a lab process)
 
 
 def test_every_test_runs_in_its_group(request):
@@ -14,7 +15,9 @@ def test_every_test_runs_in_its_group(request):
     grouped = request.config.getoption("loadgroup", default=False)
     for item in request.session.items:
         (mark,) = list(item.iter_markers("xdist_group"))
-        racing = bool(RACES & set(getattr(item, "fixturenames", ())))
+        names = set(getattr(item, "fixturenames", ()))
+        racing, server = bool(RACES & names), next((SERVERS[f] for f in names & SERVERS.keys()), None)
         module = item.path.relative_to(request.config.rootpath).as_posix()
-        assert mark.args[0] == ("races" if racing else module) or (not racing and mark.args[0] in SHARED)
+        own = "races" if racing else server or module
+        assert mark.args[0] == own or (not racing and not server and mark.args[0] in SHARED)
         assert item.nodeid.endswith(f"@{mark.args[0]}") == grouped, f"{item.nodeid}: --dist loadgroup lost it"
