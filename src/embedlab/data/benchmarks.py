@@ -1,4 +1,4 @@
-"""The built-in benchmark files: three in gensim's package test data, four shipped in this package.
+"""The built-in benchmark files: three in gensim's package test data, six shipped in this package.
 
 benchmark_path("wordsim353")    WordSim-353: 353 word pairs with human relatedness scores
 benchmark_path("simlex999")     SimLex-999: 999 pairs scored for similarity, not relatedness
@@ -6,11 +6,17 @@ benchmark_path("rw")            Stanford Rare Words: 2,034 pairs, most with a ra
 benchmark_path("men")           MEN: 3,000 pairs scored for relatedness (words carry a "-n" / "-v" / "-j" tag)
 benchmark_path("simverb3500")   SimVerb-3500: 3,500 verb pairs scored for similarity
 benchmark_path("mturk771")      MTurk-771: 771 pairs scored for relatedness
+benchmark_path("wordsim353rel") WordSim-353's relatedness part: 252 pairs
+benchmark_path("card660")       CARD-660: 660 pairs of rare words and terms ("formic_acid")
 benchmark_path("google")        the Google analogy set: 19,544 questions in 14 sections
 
-The last four are copies of the files of vecto-ai/word-benchmarks (commit 222317b) in
-benchmark_files/, whose README names their papers, columns, scales and sha256 checksums. Like
-enwiki-sample, the first three come from gensim (`gensim_test_file`).
+RW, MEN, SimVerb-3500 and MTurk-771 are copies of the files of vecto-ai/word-benchmarks (commit
+222317b), WordSim-353 rel and CARD-660 of MinishLab/model2vec's (commit afe4101), in benchmark_files/,
+whose README names their papers, columns, scales and sha256 checksums. Like enwiki-sample, WordSim-353,
+SimLex-999 and Google come from gensim (`gensim_test_file`).
+
+`embedlab evaluate` reports PAIR_BENCHMARKS and Google; WORDSIM7 are the seven sets whose mean
+Spearman × 100 Model2Vec reports as "WordSim" (vectors.instruments.wordsim7).
 
 >>> benchmark_path("google").name
 'questions-words.txt'
@@ -33,12 +39,19 @@ BENCHMARKS = {
     "men": "men.csv",
     "simverb3500": "simverb-3500.csv",
     "mturk771": "mturk-771.csv",
+    "wordsim353rel": "wordsim-353-rel.tsv",
+    "card660": "card-660.tsv",
     "google": "questions-words.txt",
 }
-PAIR_BENCHMARKS = ("wordsim353", "simlex999", "rw", "men", "simverb3500", "mturk771")
+PAIR_BENCHMARKS = ("wordsim353", "simlex999", "rw", "men", "simverb3500", "mturk771")  # `evaluate`'s report
+MORE_PAIR_BENCHMARKS = ("wordsim353rel", "card660")  # read and scored by name, not in that report
+ALL_PAIR_BENCHMARKS = PAIR_BENCHMARKS + MORE_PAIR_BENCHMARKS
+WORDSIM7 = ("rw", "men", "simlex999", "wordsim353rel", "simverb3500", "mturk771", "card660")  # Model2Vec's order
 ANALOGY_BENCHMARKS = ("google",)
 FROM_GENSIM = ("wordsim353", "simlex999", "google")  # gensim's "word1<TAB>word2<TAB>score" and analogy files
-# the others: CSV with a header naming the columns word1, word2 and similarity (their order varies)
+# the CSV files: a header naming the columns word1, word2 and similarity (their order varies); the TSV
+# files: no header, tab-separated, the pair's columns at these positions (word1, word2, score)
+TSV_COLUMNS = {"wordsim353rel": (1, 2, 3), "card660": (0, 1, 2)}
 POS_TAGGED = ("men",)  # each word ends in a part-of-speech tag, "sun-n": stripped when read
 SHIPPED = Path(__file__).with_name("benchmark_files")  # the files this package carries, with their README
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from embedlab.data.benchmarks import ANALOGY_BENCHMARKS, PAIR_BENCHMARKS, benchmark_path
+from embedlab.data.benchmarks import ALL_PAIR_BENCHMARKS, ANALOGY_BENCHMARKS, PAIR_BENCHMARKS, benchmark_path
 from embedlab.errors import InvalidValueError, MissingDataError, check_int
 from embedlab.files import json_safe
 from embedlab.vectors.intervals import CONFIDENCE, RESAMPLES, accuracy_interval, check_bootstrap, spearman_interval
@@ -143,7 +143,7 @@ def evaluate_word_pairs(
     """Spearman and Pearson correlation between cos(a, b) and the human score of each pair, and the
     bootstrap interval of Spearman's rho over `resamples` resamples of the pairs (none with 0).
 
-    `pairs` is a benchmark name (data.benchmarks.PAIR_BENCHMARKS, read in its own format) or a file of
+    `pairs` is a benchmark name (data.benchmarks.ALL_PAIR_BENCHMARKS, read in its own format) or a file of
     "word1<delimiter>word2<delimiter>score" lines; as in gensim's evaluate_word_pairs, lines starting
     with "#", without exactly 3 fields or whose score is no number are skipped, and a pair with a word
     outside the first `restrict_vocab` keys is skipped (or scored 0.0 with `dummy4unknown`). A table
@@ -153,8 +153,8 @@ def evaluate_word_pairs(
     resamples, confidence, seed = check_bootstrap(resamples, confidence, seed, allow_off=True)
     if not isinstance(delimiter, str) or not delimiter:
         raise InvalidValueError(f"delimiter must be a non-empty string; got {delimiter!r}")
-    path, name = _resolve(pairs, "pairs", PAIR_BENCHMARKS)
-    built_in = isinstance(pairs, str) and pairs in PAIR_BENCHMARKS  # read in its own format: no delimiter
+    path, name = _resolve(pairs, "pairs", ALL_PAIR_BENCHMARKS)
+    built_in = isinstance(pairs, str) and pairs in ALL_PAIR_BENCHMARKS  # read in its own format: no delimiter
     records = read_benchmark_pairs(pairs) if built_in else read_pairs(path, delimiter)
     scored = pair_scores(
         vectors, records, restrict_vocab=restrict_vocab, case_insensitive=case_insensitive, dummy4unknown=dummy4unknown

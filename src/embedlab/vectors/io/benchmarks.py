@@ -2,13 +2,15 @@
 
     read_pairs(path)                [(word1, word2, score), ...] from "word1<TAB>word2<TAB>score" lines
     read_pair_table(path)           the same from a CSV file whose header names word1, word2, similarity
+    read_tsv_pairs(path, columns)   the same from a headerless tab-separated file, columns at given positions
     read_benchmark_pairs("rw")      the pairs of a built-in word-pair benchmark, each read as its format is
     read_analogies(path)            [(section, [(a, b, c, d), ...]), ...] from ": section" and "a b c d" lines
 
 The rules of what read_pairs and read_analogies skip are gensim's (KeyedVectors.evaluate_word_pairs
 and evaluate_word_analogies), so a file counts the same questions here as there. The CSV files
-(RW, MEN, SimVerb-3500, MTurk-771, see data/benchmark_files/README.md) are read strictly: they ship
-with embedlab, so a row that does not parse is a broken file, not a line to skip.
+(RW, MEN, SimVerb-3500, MTurk-771) and the TSV files (WordSim-353 rel, CARD-660), see
+data/benchmark_files/README.md, are read strictly: they ship with embedlab, so a row that does not
+parse is a broken file, not a line to skip.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ import csv
 import io
 from pathlib import Path
 
-from embedlab.data.benchmarks import FROM_GENSIM, PAIR_BENCHMARKS, POS_TAGGED, benchmark_path
+from embedlab.data.benchmarks import ALL_PAIR_BENCHMARKS, FROM_GENSIM, POS_TAGGED, TSV_COLUMNS, benchmark_path
 from embedlab.errors import FileFormatError, unknown_name
 from embedlab.vectors.io.text import decode
 
 PAIRS = "word pairs: 'word1<TAB>word2<TAB>score' a line"
 PAIR_TABLE = "word pairs as CSV: a header naming the columns word1, word2 and similarity, then a row per pair"
+TSV_PAIRS = "word pairs as tab-separated lines without a header"
 ANALOGIES = "analogy questions: ': section' lines, then 'a b c d' lines"
 COLUMNS = ("word1", "word2", "similarity")  # what a pair table's header must name, in any order
 POS_TAGS = ("n", "v", "j")  # MEN's part-of-speech tags: noun, verb, adjective ("sun-n")
@@ -76,17 +79,48 @@ def read_pair_table(path: Path, *, pos_tagged: bool = False) -> list[tuple[str, 
     return pairs
 
 
+def read_tsv_pairs(path: Path, columns: tuple[int, int, int]) -> list[tuple[str, str, float]]:
+    """(word1, word2, score) of every line of a headerless tab-separated file, taken from the fields at
+    `columns` (word1's, word2's, the score's); every line must have them (a FileFormatError names it).
+
+    A file "0\tcomputer\tkeyboard\t7.62\n" with columns (1, 2, 3) -> [("computer", "keyboard", 7.62)].
+    """
+    path = Path(path)
+    pairs = []
+    with io.StringIO(decode(path, TSV_PAIRS), newline=None) as lines:
+        for number, line in enumerate(lines, start=1):
+            fields = line.rstrip("\n").split("\t")
+            try:
+                a, b, score = (fields[i] for i in columns)
+                pairs.append((a, b, float(score)))
+            except (IndexError, ValueError):
+                raise FileFormatError(
+                    f"{path}, line {number}: a missing field or a score that is no number; expected {TSV_PAIRS}, "
+                    f"word1, word2 and the score in fields {', '.join(str(i + 1) for i in columns)}"
+                ) from None
+            if not (a and b):
+                raise FileFormatError(f"{path}, line {number}: an empty word; expected {TSV_PAIRS}")
+    return pairs
+
+
 def read_benchmark_pairs(name: str) -> list[tuple[str, str, float]]:
-    """The (word1, word2, score) pairs of a built-in word-pair benchmark (data.benchmarks.PAIR_BENCHMARKS):
-    gensim's files by read_pairs, the CSV files by read_pair_table (MEN's tags stripped).
+    """The (word1, word2, score) pairs of a built-in word-pair benchmark (data.benchmarks.ALL_PAIR_BENCHMARKS):
+    gensim's files by read_pairs, the CSV files by read_pair_table (MEN's tags stripped), the TSV files
+    by read_tsv_pairs (CARD-660's multi-word terms keep their "_": "formic_acid").
 
     >>> read_benchmark_pairs("men")[0]
     ('sun', 'sunlight', 50.0)
+    >>> read_benchmark_pairs("wordsim353rel")[0]
+    ('computer', 'keyboard', 7.62)
     """
-    if name not in PAIR_BENCHMARKS:
-        raise unknown_name("word-pair benchmark", name, PAIR_BENCHMARKS)
+    if name not in ALL_PAIR_BENCHMARKS:
+        raise unknown_name("word-pair benchmark", name, ALL_PAIR_BENCHMARKS)
     path = benchmark_path(name)
-    return read_pairs(path) if name in FROM_GENSIM else read_pair_table(path, pos_tagged=name in POS_TAGGED)
+    if name in FROM_GENSIM:
+        return read_pairs(path)
+    if name in TSV_COLUMNS:
+        return read_tsv_pairs(path, TSV_COLUMNS[name])
+    return read_pair_table(path, pos_tagged=name in POS_TAGGED)
 
 
 def _untag(word: str) -> str:
