@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from tokenizers import Tokenizer
@@ -198,3 +199,14 @@ class Encoder(nn.Module):
         """Tokenize and run `texts` in one padded batch, without gradients."""
         batch = self.tokenize(texts)
         return batch, self(batch.ids, batch.mask, batch.segment_ids)
+
+    def sentence_vectors(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        """texts (N,) -> (N, D) float32 sentence embeddings (EncoderOutput.sentence_embedding), in
+        batches of texts of similar length (sorted by characters: little padding), in input order."""
+        check_int("batch_size", batch_size, low=1)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.empty((len(texts), self.config.dim), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            chosen = order[start : start + batch_size]
+            out[chosen] = self.encode([texts[i] for i in chosen])[1].sentence_embedding().numpy()
+        return out

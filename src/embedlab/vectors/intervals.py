@@ -6,6 +6,7 @@
     accuracy_difference_interval(right_a, right_b)  (Q,), (Q,) bool -> (low, high) of acc_b − acc_a, paired
     compare_benchmarks(a, b)                        -> a Difference per built-in benchmark (`compare --evaluate`)
     check_bootstrap(resamples, confidence, seed)    the checks each of them makes
+    resample_counts(n, R, seed), percentile_interval(scores, confidence)   their two steps, for other scores
 
 A percentile bootstrap draws R resamples of a benchmark's items with replacement, each as large as
 the benchmark, scores every resample, and reports the (1 − confidence)/2 and (1 + confidence)/2
@@ -99,7 +100,7 @@ def spearman_interval(
     """
     resamples, confidence, seed = check_bootstrap(resamples, confidence, seed)
     gold, model = _items("pairs", gold, model)
-    return _percentiles(spearman_counts(gold, model, _resample(len(gold), resamples, seed)), confidence)
+    return percentile_interval(spearman_counts(gold, model, resample_counts(len(gold), resamples, seed)), confidence)
 
 
 def accuracy_interval(
@@ -115,7 +116,7 @@ def accuracy_interval(
     total = check_int("total", total, low=1)
     correct = check_int("correct", correct, low=0, high=total)
     rng = np.random.default_rng(seed)
-    return _percentiles(rng.binomial(total, correct / total, size=resamples) / total, confidence)
+    return percentile_interval(rng.binomial(total, correct / total, size=resamples) / total, confidence)
 
 
 def spearman_difference_interval(
@@ -131,8 +132,8 @@ def spearman_difference_interval(
     each resample drawing the same pairs for both: (P,), (P,), (P,) -> (low, high)."""
     resamples, confidence, seed = check_bootstrap(resamples, confidence, seed)
     gold, model_a, model_b = _items("pairs", gold, model_a, model_b)
-    counts = _resample(len(gold), resamples, seed)  # (R, P), shared by A and B
-    return _percentiles(spearman_counts(gold, model_b, counts) - spearman_counts(gold, model_a, counts), confidence)
+    counts = resample_counts(len(gold), resamples, seed)  # (R, P), shared by A and B
+    return percentile_interval(spearman_counts(gold, model_b, counts) - spearman_counts(gold, model_a, counts), confidence)
 
 
 def accuracy_difference_interval(
@@ -157,7 +158,7 @@ def accuracy_difference_interval(
     outcomes = [np.sum(right_a & right_b), np.sum(right_a & ~right_b), np.sum(~right_a & right_b)]
     outcomes.append(len(right_a) - sum(outcomes))  # (4,): both right, only A, only B, neither
     drawn = np.random.default_rng(seed).multinomial(len(right_a), np.array(outcomes) / len(right_a), size=resamples)
-    return _percentiles((drawn[:, 2] - drawn[:, 1]) / len(right_a), confidence)  # (R,) only B − only A
+    return percentile_interval((drawn[:, 2] - drawn[:, 1]) / len(right_a), confidence)  # (R,) only B − only A
 
 
 def compare_benchmarks(
@@ -214,14 +215,14 @@ def _items(what: str, *columns: np.ndarray) -> list[np.ndarray]:
     return arrays
 
 
-def _resample(n: int, resamples: int, seed: int) -> np.ndarray:
+def resample_counts(n: int, resamples: int, seed: int) -> np.ndarray:
     """(R, n) int64: how often each of n items is drawn in each of R resamples of n draws with replacement."""
     drawn = np.random.default_rng(seed).integers(0, n, size=(resamples, n))  # (R, n) item indices
     flat = (drawn + n * np.arange(resamples)[:, None]).ravel()  # item i of resample r -> r * n + i
     return np.bincount(flat, minlength=resamples * n).reshape(resamples, n)
 
 
-def _percentiles(scores: np.ndarray, confidence: float) -> tuple[float, float]:
+def percentile_interval(scores: np.ndarray, confidence: float) -> tuple[float, float]:
     """(R,) scores of the resamples -> their central `confidence` interval. A resample whose score is
     undefined (nan: a constant column) is left out; (nan, nan) if none is defined."""
     scores = scores[~np.isnan(scores)]

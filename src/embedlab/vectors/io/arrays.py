@@ -35,7 +35,7 @@ from embedlab.vectors.io.text import read_lines
 SAFETENSORS = 'a safetensors file holding a (V, D) float tensor "vectors"'
 NPY = "a NumPy .npy array (V, D) of floats"
 # NumPy dtype <-> safetensors' name, both ways: what write_tensors writes, map_safetensors maps
-_TENSOR_DTYPES = {"F32": np.float32, "F64": np.float64, "I64": np.int64, "I32": np.int32}
+_TENSOR_DTYPES = {"F16": np.float16, "F32": np.float32, "F64": np.float64, "I64": np.int64, "I32": np.int32}
 _NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 
 

@@ -1,0 +1,119 @@
+"""Distillation: an encoder's vocabulary, each token passed through it alone, becomes a static table
+(Model2Vec's method). Lessons 003 and 004 contrast a static table (one row a token, blind to context)
+with the encoder's contextual rows; this crosses back, trading context for a lookup.
+
+    model = distill("minilm", dim=256)           # -> vectors.static.StaticModel
+    model.encode(["a sentence"])                  (1, 256)
+
+The steps, each a function:
+
+    token_outputs(encoder, ids)     (N,) token ids -> (N, H): the encoder's last layer on "[CLS] t [SEP]",
+                                    averaged over the three positions (Model2Vec's "mean" pooling)
+    pca(x, dim)                     (N, H) -> (N, dim): centred, projected on the top principal axes
+    sif_weights(p, a)               (V,) token probabilities -> a / (a + p): frequent pieces count less
+    zipf_probabilities(V)           Model2Vec's stand-in for counts: p ∝ 1 / (rank + 2), rank = token id
+
+Tokens that never come out of the tokenizer ([unusedN] rows of BERT vocabularies) keep a zero row:
+the table stays aligned with the teacher's tokenizer, so its tokenizer.json serves unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from embedlab.errors import InvalidValueError, check_int
+from embedlab.models.encoder import Encoder
+from embedlab.vectors.static import StaticModel
+
+UNUSED = re.compile(r"\[unused\d+\]")  # BERT's placeholder rows: never produced from text
+WEIGHTINGS = ("zipf", "none")
+SIF = 1e-4  # Model2Vec's default coefficient a: a piece of probability a is weighted 1/2
+BATCH = 1024  # token sequences a forward pass (three positions each: small)
+
+
+def token_outputs(
+    encoder: Encoder, ids: np.ndarray, batch: int = BATCH, progress: Callable[[int], None] | None = None
+) -> np.ndarray:
+    """(N,) token ids -> (N, H) float32: the last layer's mean over the positions of [CLS] t [SEP]
+    (the special ids from the tokenizer's own post-processor). `progress(n)` is told each batch's size."""
+    check_int("batch", batch, low=1)
+    cls_id, sep_id = _specials(encoder)
+    out = np.empty((len(ids), encoder.config.dim), dtype=np.float32)
+    with torch.no_grad():
+        for start in range(0, len(ids), batch):
+            chunk = torch.as_tensor(ids[start : start + batch], dtype=torch.long)
+            sequences = torch.stack([torch.full_like(chunk, cls_id), chunk, torch.full_like(chunk, sep_id)], dim=1)
+            last = encoder(sequences).hidden_states[-1]  # (B, 3, H)
+            out[start : start + len(chunk)] = last.mean(dim=1).numpy()
+            if progress:
+                progress(len(chunk))
+    return out
+
+
+def pca(x: np.ndarray, dim: int) -> np.ndarray:
+    """(N, H) -> (N, dim) float32: x centred and projected on its top `dim` principal axes (float64
+    covariance), each axis's sign chosen so that its largest score is positive (a stable result)."""
+    check_int("dim", dim, low=1, high=x.shape[1])
+    centred = x.astype(np.float64) - x.mean(axis=0, dtype=np.float64)
+    values, vectors = np.linalg.eigh(centred.T @ centred)  # ascending
+    axes = vectors[:, ::-1][:, :dim]  # (H, dim), largest variance first
+    scores = centred @ axes
+    signs = np.sign(scores[np.abs(scores).argmax(axis=0), np.arange(dim)])
+    return (scores * np.where(signs == 0, 1.0, signs)).astype(np.float32)
+
+
+def zipf_probabilities(size: int) -> np.ndarray:
+    """(size,) Model2Vec's stand-in for counts: token id r has probability ∝ 1 / (r + 2)."""
+    inverse = 1.0 / np.arange(2, size + 2, dtype=np.float64)
+    return inverse / inverse.sum()
+
+
+def sif_weights(probabilities: np.ndarray, a: float = SIF) -> np.ndarray:
+    """(V,) probabilities -> (V,) a / (a + p): Arora et al.'s smooth inverse frequency."""
+    if not 0 < a < 1:
+        raise InvalidValueError(f"sif must be in (0, 1); got {a}")
+    return a / (a + np.asarray(probabilities, dtype=np.float64))
+
+
+def distill(
+    model: str = "minilm",
+    dim: int = 256,
+    weighting: str = "zipf",
+    sif: float = SIF,
+    float16: bool = True,
+    batch: int = BATCH,
+    progress: Callable[[int], None] | None = None,
+) -> StaticModel:
+    """An encoder (a built-in name or a BERT-family folder) -> its static model of width `dim` (at
+    most the encoder's): every token's output row (token_outputs), PCA to `dim`, each row times its
+    SIF weight (`weighting` "zipf": Model2Vec's rank proxy; "none"), stored as float16 or float32."""
+    if weighting not in WEIGHTINGS:
+        raise InvalidValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
+    encoder = Encoder.load(model)
+    check_int("dim", dim, low=1, high=encoder.config.dim)
+    tokenizer = encoder.tokenizer
+    size = tokenizer.get_vocab_size(with_added_tokens=True)
+    tokens = [tokenizer.id_to_token(i) for i in range(size)]
+    kept = np.array([i for i, t in enumerate(tokens) if not UNUSED.fullmatch(t)], dtype=np.int64)
+    outputs = token_outputs(encoder, kept, batch, progress)
+    reduced = pca(outputs, dim)
+    if weighting == "zipf":
+        reduced *= sif_weights(zipf_probabilities(size), sif)[kept, None].astype(np.float32)
+    rows = np.zeros((size, dim), dtype=np.float32)
+    rows[kept] = reduced
+    config = {"teacher": str(model), "pooling": "mean", "apply_pca": dim, "weighting": weighting,
+              "sif_coefficient": sif if weighting != "none" else None, "removed_tokens": size - len(kept)}  # fmt: skip
+    return StaticModel(tokenizer, rows.astype(np.float16) if float16 else rows, normalize=True, config=config)
+
+
+def _specials(encoder: Encoder) -> tuple[int, int]:
+    """The ids the tokenizer puts around one text ([CLS] and [SEP] for BERT)."""
+    ids = encoder.tokenizer.encode("a").ids  # [CLS] a [SEP]
+    inner = encoder.tokenizer.encode("a", add_special_tokens=False).ids
+    if len(ids) != len(inner) + 2 or ids[1:-1] != inner:
+        raise InvalidValueError("the teacher's tokenizer does not put one token on each side of a text")
+    return ids[0], ids[-1]
