@@ -14,7 +14,8 @@ The steps, each a function:
     zipf_probabilities(V)           Model2Vec's stand-in for counts: p ∝ 1 / (rank + 2), rank = token id
 
 Tokens that never come out of the tokenizer ([unusedN] rows of BERT vocabularies) keep a zero row:
-the table stays aligned with the teacher's tokenizer, so its tokenizer.json serves unchanged.
+the table stays aligned with the teacher's tokenizer, whose tokenizer.json serves unchanged but for
+its post-processor, dropped (as Model2Vec drops it) so that no reader adds [CLS] and [SEP] to a text.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+from tokenizers import Tokenizer
 
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.models.encoder import Encoder
@@ -105,6 +107,8 @@ def distill(
         reduced *= sif_weights(zipf_probabilities(size), sif)[kept, None].astype(np.float32)
     rows = np.zeros((size, dim), dtype=np.float32)
     rows[kept] = reduced
+    tokenizer = Tokenizer.from_str(tokenizer.to_str())  # a copy without the post-processor: a text's pieces
+    tokenizer.post_processor = None  # are its own, never [CLS] and [SEP], in sentence-transformers too
     config = {"teacher": str(model), "pooling": "mean", "apply_pca": dim, "weighting": weighting,
               "sif_coefficient": sif if weighting != "none" else None, "removed_tokens": size - len(kept)}  # fmt: skip
     return StaticModel(tokenizer, rows.astype(np.float16) if float16 else rows, normalize=True, config=config)

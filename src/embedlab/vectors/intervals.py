@@ -133,7 +133,8 @@ def spearman_difference_interval(
     resamples, confidence, seed = check_bootstrap(resamples, confidence, seed)
     gold, model_a, model_b = _items("pairs", gold, model_a, model_b)
     counts = resample_counts(len(gold), resamples, seed)  # (R, P), shared by A and B
-    return percentile_interval(spearman_counts(gold, model_b, counts) - spearman_counts(gold, model_a, counts), confidence)
+    difference = spearman_counts(gold, model_b, counts) - spearman_counts(gold, model_a, counts)
+    return percentile_interval(difference, confidence)
 
 
 def accuracy_difference_interval(

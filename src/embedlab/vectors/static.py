@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_int, plain
+from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, OutputExistsError, check_int, plain
 from embedlab.files import atomic_write_text, check_path, make_new_folder
 from embedlab.files.reading import read_json, readable_file
 from embedlab.vectors.io.arrays import map_safetensors, write_tensors
@@ -99,8 +99,10 @@ class StaticModel:
         check_finite_to_write(folder / WEIGHTS, None, self.rows, why="a static model's rows must be finite numbers")
         if force:
             folder.mkdir(parents=True, exist_ok=True)
+        elif folder.is_dir() and any(folder.iterdir()):
+            raise OutputExistsError(f"{folder} already holds files; choose another folder, or force to replace them")
         else:
-            make_new_folder(folder, CONFIG)
+            make_new_folder(folder, CONFIG)  # exclusive: of two writers of one new folder, one gets it
         config = {"model_type": "model2vec", "architectures": ["StaticModel"], **self.config,
                   "hidden_dim": self.dim, "normalize": self.normalize,
                   "embedding_dtype": str(self.rows.dtype)}  # fmt: skip
@@ -108,7 +110,8 @@ class StaticModel:
         atomic_write_text(folder / TOKENIZER, self.tokenizer.to_str())
         modules = [{"idx": 0, "name": "0", "path": ".", "type": "sentence_transformers.models.StaticEmbedding"}]
         if self.normalize:
-            modules.append({"idx": 1, "name": "1", "path": "1_Normalize", "type": "sentence_transformers.models.Normalize"})
+            normalize = "sentence_transformers.models.Normalize"
+            modules.append({"idx": 1, "name": "1", "path": "1_Normalize", "type": normalize})
         atomic_write_text(folder / MODULES, json.dumps(modules, indent=2) + "\n")
         atomic_write_text(folder / CONFIG, json.dumps(config, indent=2) + "\n")  # last: the claim becomes whole
         return folder
@@ -149,12 +152,13 @@ def _rows(path: Path) -> np.ndarray:
         raise FileFormatError(f"{path}: no tensor named 'embeddings'; found {', '.join(tensors) or 'none'}")
     table = tensors["embeddings"]
     if table.ndim != 2 or table.dtype not in (np.float32, np.float16):
-        raise FileFormatError(f"{path}: 'embeddings' is {table.dtype} {table.shape}; expected (V, D) float32 or float16")
+        raise FileFormatError(f"{path}: 'embeddings' is {table.dtype} {table.shape}; expected (V, D) float32/float16")
     check_finite(path, None, table, why="a static model's rows must be finite numbers")
     mapping, weights = tensors.get("mapping"), tensors.get("weights")
     rows = np.array(table)
     if mapping is not None:
-        if mapping.ndim != 1 or mapping.dtype.kind != "i" or len(mapping) and not 0 <= mapping.min() <= mapping.max() < len(table):
+        inside = len(mapping) == 0 or 0 <= mapping.min() <= mapping.max() < len(table)
+        if mapping.ndim != 1 or mapping.dtype.kind != "i" or not inside:
             raise FileFormatError(f"{path}: 'mapping' must be (V,) integers below {len(table):,}")
         rows = rows[np.asarray(mapping)]
     if weights is not None:
