@@ -27,6 +27,9 @@ EMPTY_PATHS = {
     "context --model": ["context", "a bank", "the bank", "--word", "bank", "--model", ""],
     "arena --out": ["arena", "--quick", "--out", ""],
     "lab --vectors": ["lab", "--vectors", ""],
+    "distill MODEL": ["distill", "", "--out", "m"],
+    "distill --out": ["distill", "minilm", "--out", ""],
+    "encode MODEL": ["encode", "", "the cat"],
 }
 
 
@@ -49,8 +52,10 @@ def _entry_points():
     from embedlab.files.reading import readable_file
     from embedlab.tokenizer import load_tokenizer
     from embedlab.train import RunConfig, train
+    from embedlab.train.distill import distill
     from embedlab.vectors import Vectors
     from embedlab.vectors.io import Table, read_table, write_table
+    from embedlab.vectors.static import StaticModel
     from embedlab.vectors.subword import load
 
     table = Table(["a"], np.ones((1, 2), np.float32))
@@ -68,6 +73,8 @@ def _entry_points():
         "atomic_write_text": lambda: atomic_write_text("", "x"),
         "make_new_folder": lambda: make_new_folder("", "run.json"),
         "readable_file": lambda: readable_file("", "a table"),
+        "StaticModel.load": lambda: StaticModel.load(""),
+        "distill": lambda: distill(""),
     }
 
 

@@ -15,6 +15,8 @@
     embedlab arena --quick --out runs/arena-quick
     embedlab advise --languages 20 --params 70B --seq-len 8192
     embedlab graph karate --dim 16 --out karate.txt --evaluate
+    embedlab distill minilm --out m2v-minilm
+    embedlab encode m2v-minilm "the cat sat" "a dog lay"
     embedlab lab --vectors minilm --vectors runs/wiki
 
 Every expected error (an `EmbedlabError`, or a usage mistake such as an unknown option) is
@@ -39,6 +41,7 @@ train.py      `embedlab train`: a run folder, with progress, resume and metrics
 arena.py      `embedlab arena`: the embedding strategies raced on real tasks, and the budget sweep
 advise.py     `embedlab advise`: lesson 001's decision chart walked, with this project's evidence
 graph.py      `embedlab graph`: a graph's nodes as a table (random walks + skip-gram), scored
+distill.py    `embedlab distill | encode`: an encoder made a static model, and sentence vectors
 lab.py        `embedlab lab`: serve the web lab
 """
 
@@ -49,7 +52,7 @@ import sys
 
 import typer
 
-from embedlab.cli import advise, arena, compare, context, embed, graph, lab, size, tokenizer, train, vectors
+from embedlab.cli import advise, arena, compare, context, distill, embed, graph, lab, size, tokenizer, train, vectors
 from embedlab.cli.options import as_typed
 from embedlab.errors import EmbedlabError, InvalidValueError
 
@@ -75,6 +78,8 @@ app.command("train")(as_typed(train.train))
 app.command("arena")(as_typed(arena.arena))
 app.command("advise")(as_typed(advise.advise))
 app.command("graph")(as_typed(graph.graph, walks_per_node="walks"))
+app.command("distill")(as_typed(distill.distill))
+app.command("encode")(as_typed(distill.encode))
 app.command("lab")(as_typed(lab.lab))
 
 

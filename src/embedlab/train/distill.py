@@ -77,7 +77,7 @@ def zipf_probabilities(size: int) -> np.ndarray:
 def sif_weights(probabilities: np.ndarray, a: float = SIF) -> np.ndarray:
     """(V,) probabilities -> (V,) a / (a + p): Arora et al.'s smooth inverse frequency."""
     if not 0 < a < 1:
-        raise InvalidValueError(f"sif must be in (0, 1); got {a}")
+        raise InvalidValueError(f"sif must be in (0, 1); got {a}", param="sif")
     return a / (a + np.asarray(probabilities, dtype=np.float64))
 
 
@@ -94,7 +94,9 @@ def distill(
     most the encoder's): every token's output row (token_outputs), PCA to `dim`, each row times its
     SIF weight (`weighting` "zipf": Model2Vec's rank proxy; "none"), stored as float16 or float32."""
     if weighting not in WEIGHTINGS:
-        raise InvalidValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
+        raise InvalidValueError(
+            f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}", param="weighting"
+        )
     encoder = Encoder.load(model)
     check_int("dim", dim, low=1, high=encoder.config.dim)
     tokenizer = encoder.tokenizer

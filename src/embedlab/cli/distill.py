@@ -1,0 +1,133 @@
+"""`embedlab distill` and `embedlab encode`: an encoder made static, and sentence vectors from either.
+
+embedlab distill minilm --out m2v-minilm                 # 256 dims, float16, Model2Vec's folder
+embedlab distill minilm --out m2v-64 --dim 64 --weighting none --float32
+embedlab encode m2v-minilm "the cat sat" "a dog lay" --json
+embedlab encode minilm "the cat sat" "a dog lay"        # the teacher itself, for comparison
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from embedlab.cli.options import ForceFlag, JsonFlag, path_text, refuse_inapplicable
+from embedlab.cli.vectors import working
+
+
+def distill(
+    model: Annotated[
+        str,
+        typer.Argument(metavar="MODEL", parser=path_text, help="An encoder: minilm or a BERT folder."),
+    ],
+    out: Annotated[
+        str,
+        typer.Option("--out", "-o", parser=path_text, metavar="DIR", help="The folder to write."),
+    ],
+    dim: Annotated[int, typer.Option("--dim", metavar="D", help="Width after PCA: 1 to the encoder's width.")] = 256,
+    weighting: Annotated[
+        str, typer.Option("--weighting", metavar="NAME", help="zipf (Model2Vec's SIF weights by token rank) or none.")
+    ] = "zipf",
+    sif: Annotated[float, typer.Option("--sif", metavar="A", help="The SIF coefficient, in (0, 1).")] = 1e-4,
+    float32: Annotated[bool, typer.Option("--float32", help="Store float32 rows (default: float16).")] = False,
+    force: ForceFlag = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Distil an encoder into a static sentence model.
+
+    Every token of MODEL's vocabulary goes through the encoder alone; the outputs are reduced by PCA
+    to --dim and weighted by SIF, and saved as Model2Vec's folder (model2vec and sentence-transformers
+    load it). A sentence is then the mean of its pieces' rows: no attention, a lookup and a sum.
+    """
+    from embedlab.errors import InvalidValueError
+    from embedlab.train.distill import distill as run
+
+    folder = Path(out)
+    if weighting == "none":
+        refuse_inapplicable("--weighting none", ["sif"], "no row is weighted")
+    if folder.exists() and not force and (not folder.is_dir() or any(folder.iterdir())):
+        raise InvalidValueError(f"{folder} already exists; add --force to replace it")
+    with _progress(as_json) as advance:
+        static = run(model, dim=dim, weighting=weighting, sif=sif, float16=not float32, progress=advance)
+    static.save(folder, force=force)
+    size = sum(p.stat().st_size for p in folder.iterdir())
+    summary = {"model": model, "out": str(folder), "rows": len(static.rows), "dim": static.dim,
+               "dtype": str(static.rows.dtype), "bytes": size, **static.config}  # fmt: skip
+    if as_json:
+        typer.echo(json.dumps(summary))
+    else:
+        typer.echo(f"{folder}: {summary['rows']:,} rows × {static.dim} ({summary['dtype']}), {size / 1e6:.1f} MB")
+
+
+def encode(
+    model: Annotated[
+        str, typer.Argument(metavar="MODEL", parser=path_text, help="A static model folder, or an encoder (minilm).")
+    ],
+    texts: Annotated[list[str], typer.Argument(metavar="TEXT...", help="The texts to encode.")],
+    dims: Annotated[int, typer.Option("--dims", metavar="N", help="Leading coordinates to print.")] = 4,
+    as_json: JsonFlag = False,
+) -> None:
+    """Sentence vectors of texts, and their cosine similarities.
+
+    A static model (`embedlab distill`'s, or Model2Vec's) averages its pieces' rows; an encoder
+    runs every layer and mean-pools its last one, as all-MiniLM-L6-v2 does.
+    """
+    import numpy as np
+
+    from embedlab.errors import check_int
+
+    check_int("--dims", dims, low=0)
+    with working(f"encoding with {model}", as_json):
+        vectors = _encoder(model)(list(texts))
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+    similarity = unit @ unit.T
+    if as_json:
+        typer.echo(json.dumps({"model": model, "dim": vectors.shape[1], "texts": texts,
+                               "vectors": vectors.tolist(), "similarity": similarity.tolist()}))  # fmt: skip
+        return
+    for text, row in zip(texts, vectors, strict=True):
+        lead = " ".join(f"{x:+.3f}" for x in row[:dims])
+        typer.echo(f"{text!r}: norm {np.linalg.norm(row):.3f}  [{lead}{' …' if dims < len(row) else ''}]")
+    if len(texts) > 1:
+        typer.echo("cosine similarity:")
+        for i, text in enumerate(texts):
+            typer.echo("  " + " ".join(f"{s:+.3f}" for s in similarity[i]) + f"  {text!r}")
+
+
+def _encoder(model: str):
+    """MODEL -> texts -> (N, D): a static model folder's encode, else the encoder's mean pooling."""
+    from embedlab.vectors.static import CONFIG, StaticModel
+
+    config = Path(model) / CONFIG
+    if config.is_file() and '"model2vec"' in config.read_text(encoding="utf-8", errors="replace"):
+        return StaticModel.load(model).encode
+    from embedlab.models.encoder import Encoder
+
+    return Encoder.load(model).sentence_vectors
+
+
+class _progress:
+    """A bar on stderr over the vocabulary's tokens (a terminal only, never with --json): advance(n)."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+
+    def __enter__(self):
+        from rich.console import Console
+        from rich.progress import Progress
+
+        console = Console(stderr=True)
+        if self.quiet or not console.is_terminal:
+            return None
+        self.bar = Progress(console=console, transient=True)
+        self.bar.__enter__()
+        task = self.bar.add_task("tokens through the encoder", total=None)
+        return lambda n: self.bar.update(task, advance=n)
+
+    def __exit__(self, *exc) -> None:
+        if getattr(self, "bar", None) is not None:
+            self.bar.__exit__(*exc)

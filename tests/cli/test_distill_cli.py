@@ -1,0 +1,75 @@
+"""`embedlab distill` and `embedlab encode` end to end: the folder written, its vectors read back, the
+teacher's own vectors, and bad input in one line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from embedlab.models.encoder import Encoder
+from embedlab.vectors.static import StaticModel
+
+TEXTS = ["the cat sat on the mat", "a dog lay on the rug", "stock markets fell"]
+
+
+@pytest.fixture(scope="module")
+def distilled(tmp_path_factory):
+    """`embedlab distill minilm --dim 16 --float32 --json` (~20 s of CPU: every token through MiniLM)."""
+    from embedlab.cli import main
+
+    folder = tmp_path_factory.mktemp("distill") / "m2v"
+    with pytest.raises(SystemExit) as done:
+        main(["distill", "minilm", "--out", str(folder), "--dim", "16", "--float32", "--json"])
+    assert done.value.code == 0
+    return folder
+
+
+def test_distill_writes_a_folder_that_encode_reads(distilled, run_cli):
+    model = StaticModel.load(distilled)
+    assert model.rows.shape == (30522, 16) and model.rows.dtype == np.float32 and model.normalize
+    status, out, err = run_cli("encode", str(distilled), *TEXTS, "--json")
+    assert status == 0 and err == ""
+    data = json.loads(out)
+    assert data["dim"] == 16 and data["texts"] == TEXTS
+    np.testing.assert_allclose(data["vectors"], model.encode(TEXTS), atol=1e-7)  # JSON keeps float32 exactly
+    similarity = np.array(data["similarity"])
+    assert similarity[0, 1] > similarity[0, 2] and np.allclose(np.diag(similarity), 1.0, atol=1e-6)
+    status, out, _ = run_cli("encode", str(distilled), *TEXTS)
+    assert status == 0 and "cosine similarity:" in out and "'stock markets fell'" in out
+
+
+def test_encode_with_the_teacher_is_its_mean_pooled_last_layer(run_cli):
+    status, out, _ = run_cli("encode", "minilm", *TEXTS[:2], "--json")
+    assert status == 0
+    expected = Encoder.load("minilm").sentence_vectors(TEXTS[:2])
+    np.testing.assert_allclose(json.loads(out)["vectors"], expected, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--dim", "400"], "--dim must be between 1 and 384; got 400"),
+        (["--dim", "0"], "--dim must be between 1 and 384; got 0"),
+        (["--weighting", "idf"], "--weighting must be one of zipf, none; got 'idf'"),
+        (["--weighting", "none", "--sif", "0.01"], "--sif 0.01 does not apply to --weighting none"),
+        (["--sif", "2"], r"--sif must be in \(0, 1\); got 2.0"),
+    ],
+    ids=["dim too wide", "dim 0", "unknown weighting", "sif without weights", "sif out of range"],
+)
+def test_bad_options_are_one_line_and_write_nothing(run_cli, tmp_path, args, message):
+    status, out, err = run_cli("distill", "minilm", "--out", str(tmp_path / "m"), *args)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert __import__("re").search(message, err), err
+    assert not (tmp_path / "m").exists()
+
+
+def test_an_existing_folder_needs_force_and_a_bad_model_is_named(run_cli, distilled, tmp_path):
+    status, _, err = run_cli("distill", "minilm", "--out", str(distilled))
+    assert status == 2 and "already exists; add --force" in err
+    (tmp_path / "empty").mkdir()
+    status, _, err = run_cli("distill", str(tmp_path / "empty"), "--out", str(tmp_path / "m"))
+    assert status == 2 and "no config.json" in err and not (tmp_path / "m").exists()
+    status, _, err = run_cli("encode", str(tmp_path / "nothing"), "the cat")
+    assert status == 2 and "nothing" in err
