@@ -127,6 +127,26 @@ def lab_cache(once):
 
 
 @pytest.fixture(scope="session")
+def distilled_folder(once):
+    """`embedlab distill minilm --dim 64 --float32 --json` run once for both workers (every token
+    through MiniLM: ~20 s of CPU): the folder, its JSON summary beside it as summary.json."""
+    import contextlib
+    import io
+
+    from embedlab.cli import main
+
+    def make(path: Path) -> None:
+        path.mkdir()
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), pytest.raises(SystemExit) as done:
+            main(["distill", "minilm", "--out", str(path / "m2v"), "--dim", "64", "--float32", "--json"])
+        assert done.value.code == 0
+        (path / "summary.json").write_text(printed.getvalue())
+
+    return once("distilled", make)
+
+
+@pytest.fixture(scope="session")
 def check_neighbours():
     """What word2vec must learn from enwiki-sample, for any engine: check(vectors, method)."""
 

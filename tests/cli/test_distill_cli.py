@@ -14,29 +14,21 @@ from embedlab.vectors.static import StaticModel
 TEXTS = ["the cat sat on the mat", "a dog lay on the rug", "stock markets fell"]
 
 
-@pytest.fixture(scope="module")
-def distilled(tmp_path_factory):
-    """`embedlab distill minilm --dim 16 --float32 --json` (~20 s of CPU: every token through MiniLM)."""
-    from embedlab.cli import main
-
-    folder = tmp_path_factory.mktemp("distill") / "m2v"
-    with pytest.raises(SystemExit) as done:
-        main(["distill", "minilm", "--out", str(folder), "--dim", "16", "--float32", "--json"])
-    assert done.value.code == 0
-    return folder
-
-
-def test_distill_writes_a_folder_that_encode_reads(distilled, run_cli):
-    model = StaticModel.load(distilled)
-    assert model.rows.shape == (30522, 16) and model.rows.dtype == np.float32 and model.normalize
-    status, out, err = run_cli("encode", str(distilled), *TEXTS, "--json")
+def test_distill_writes_a_folder_that_encode_reads(distilled_folder, run_cli):
+    folder = distilled_folder / "m2v"
+    summary = json.loads((distilled_folder / "summary.json").read_text())  # what --json printed
+    assert summary["rows"] == 30522 and summary["dim"] == 64 and summary["dtype"] == "float32"
+    assert summary["bytes"] == sum(p.stat().st_size for p in folder.iterdir()) > 30522 * 64 * 4
+    model = StaticModel.load(folder)
+    assert model.rows.shape == (30522, 64) and model.rows.dtype == np.float32 and model.normalize
+    status, out, err = run_cli("encode", str(folder), *TEXTS, "--json")
     assert status == 0 and err == ""
     data = json.loads(out)
-    assert data["dim"] == 16 and data["texts"] == TEXTS
+    assert data["dim"] == 64 and data["texts"] == TEXTS
     np.testing.assert_allclose(data["vectors"], model.encode(TEXTS), atol=1e-7)  # JSON keeps float32 exactly
     similarity = np.array(data["similarity"])
     assert similarity[0, 1] > similarity[0, 2] and np.allclose(np.diag(similarity), 1.0, atol=1e-6)
-    status, out, _ = run_cli("encode", str(distilled), *TEXTS)
+    status, out, _ = run_cli("encode", str(folder), *TEXTS)
     assert status == 0 and "cosine similarity:" in out and "'stock markets fell'" in out
 
 
@@ -65,8 +57,8 @@ def test_bad_options_are_one_line_and_write_nothing(run_cli, tmp_path, args, mes
     assert not (tmp_path / "m").exists()
 
 
-def test_an_existing_folder_needs_force_and_a_bad_model_is_named(run_cli, distilled, tmp_path):
-    status, _, err = run_cli("distill", "minilm", "--out", str(distilled))
+def test_an_existing_folder_needs_force_and_a_bad_model_is_named(run_cli, distilled_folder, tmp_path):
+    status, _, err = run_cli("distill", "minilm", "--out", str(distilled_folder / "m2v"))
     assert status == 2 and "already exists; add --force" in err
     (tmp_path / "empty").mkdir()
     status, _, err = run_cli("distill", str(tmp_path / "empty"), "--out", str(tmp_path / "m"))

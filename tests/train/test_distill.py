@@ -11,6 +11,7 @@ from embedlab.errors import InvalidValueError
 from embedlab.models.encoder import Encoder
 from embedlab.train.distill import UNUSED, distill, pca, sif_weights, token_outputs, zipf_probabilities
 from embedlab.vectors.instruments import wordsim7
+from embedlab.vectors.static import StaticModel
 
 
 @pytest.fixture(scope="module")
@@ -19,9 +20,9 @@ def encoder():
 
 
 @pytest.fixture(scope="module")
-def distilled():
-    """MiniLM distilled to 64 dims in float32 (every token through the encoder: ~20 s of CPU)."""
-    return distill("minilm", dim=64, float16=False)
+def distilled(distilled_folder):
+    """MiniLM distilled to 64 dims in float32 (tests/conftest.py: `embedlab distill`, run once)."""
+    return StaticModel.load(distilled_folder / "m2v")
 
 
 def test_token_outputs_are_berts_mean_over_cls_token_sep(encoder, bert_oracle):

@@ -70,6 +70,33 @@ def test_a_saved_model_loads_as_it_was(model, tmp_path):
         np.testing.assert_array_equal(back.encode(TEXTS), saved.encode(TEXTS))
 
 
+def test_model2vec_reads_our_folder_and_we_read_theirs(model, tmp_path):
+    from model2vec import StaticModel as Model2Vec
+
+    ours = StaticModel(model.tokenizer, model.rows, normalize=True)
+    folder = ours.save(tmp_path / "ours")
+    # float32 means of a few rows, normalised: rounding alone (measured 3e-8)
+    np.testing.assert_allclose(Model2Vec.from_pretrained(folder).encode(TEXTS), ours.encode(TEXTS), atol=1e-6)
+    theirs = Model2Vec(vectors=model.rows, tokenizer=model.tokenizer, normalize=False)
+    theirs.save_pretrained(tmp_path / "theirs")
+    back = StaticModel.load(tmp_path / "theirs")
+    assert back.max_length == 512 and not back.normalize  # the two keys its loader reads
+    np.testing.assert_allclose(back.encode(TEXTS), theirs.encode(TEXTS), atol=1e-6)
+
+
+def test_max_length_comes_from_the_folder(model, tmp_path):
+    folder = StaticModel(model.tokenizer, model.rows, normalize=False, max_length=2).save(tmp_path / "short")
+    short = StaticModel.load(folder)
+    assert short.max_length == 2 and short.tokenize(["the cat sat"]) == [[1996, 4937]]
+    np.testing.assert_allclose(short.encode(["the cat sat"])[0], model.rows[[1996, 4937]].mean(axis=0), atol=1e-6)
+    assert len(short.tokenize(["the cat sat"], max_length=3)[0]) == 3
+    config = json.loads((folder / "config.json").read_text())
+    for bad in (0, "10", True):
+        (folder / "config.json").write_text(json.dumps({**config, "max_length": bad}))
+        with pytest.raises(FileFormatError, match=f"'max_length' holds {bad!r} where a count >= 1 or null goes"):
+            StaticModel.load(folder)
+
+
 def test_model2vecs_quantised_vocabulary_reads_through_its_mapping(model, tmp_path):
     size = model.tokenizer.get_vocab_size()
     clusters = np.random.default_rng(1).normal(size=(50, 8)).astype(np.float32)  # (K, D)

@@ -42,12 +42,14 @@ BATCH = 1024  # texts tokenised at once
 @dataclass
 class StaticModel:
     """tokenizer, rows (V, D) float32 or float16 (row t: token id t's), normalize (unit output rows),
-    config (how it was made: written to config.json beside "normalize")."""
+    config (how it was made: written to config.json beside "normalize"), max_length (pieces a text
+    keeps; None: all)."""
 
     tokenizer: Tokenizer
     rows: np.ndarray
     normalize: bool = True
     config: dict = field(default_factory=dict)
+    max_length: int | None = MAX_LENGTH
 
     def __post_init__(self) -> None:
         if self.rows.ndim != 2 or self.rows.dtype not in (np.float32, np.float16):
@@ -56,21 +58,24 @@ class StaticModel:
         size = self.tokenizer.get_vocab_size(with_added_tokens=True)
         if len(self.rows) != size:
             raise InvalidValueError(f"{len(self.rows):,} rows for a tokenizer of {size:,} tokens; one row a token")
+        if self.max_length is not None:
+            check_int("max_length", self.max_length, low=1)
         self._unknown = _unknown_id(self.tokenizer)
 
     @property
     def dim(self) -> int:
         return self.rows.shape[1]
 
-    def tokenize(self, texts: list[str], max_length: int = MAX_LENGTH) -> list[list[int]]:
-        """Each text's piece ids: no special tokens, the unknown piece dropped, at most max_length."""
-        check_int("max_length", max_length, low=1)
+    def tokenize(self, texts: list[str], max_length: int | None = None) -> list[list[int]]:
+        """Each text's piece ids: no special tokens, the unknown piece dropped, at most max_length
+        (default: the model's)."""
+        keep = self.max_length if max_length is None else check_int("max_length", max_length, low=1)
         encoded = self.tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)
-        return [[i for i in e.ids if i != self._unknown][:max_length] for e in encoded]
+        return [[i for i in e.ids if i != self._unknown][:keep] for e in encoded]
 
-    def encode(self, texts: list[str] | str, max_length: int = MAX_LENGTH, batch_size: int = BATCH) -> np.ndarray:
+    def encode(self, texts: list[str] | str, max_length: int | None = None, batch_size: int = BATCH) -> np.ndarray:
         """texts (N,) -> (N, D) float32: each the mean of its pieces' rows (unit length if normalize;
-        zeros for a text with no known piece). One str is one text: (1, D)."""
+        zeros for a text with no known piece). One str is one text: (1, D). max_length: as tokenize."""
         texts = [texts] if isinstance(texts, str) else list(texts)
         if not all(isinstance(t, str) for t in texts):
             raise InvalidValueError("texts must be strings")
@@ -104,7 +109,7 @@ class StaticModel:
         else:
             make_new_folder(folder, CONFIG)  # exclusive: of two writers of one new folder, one gets it
         config = {"model_type": "model2vec", "architectures": ["StaticModel"], **self.config,
-                  "hidden_dim": self.dim, "normalize": self.normalize,
+                  "hidden_dim": self.dim, "normalize": self.normalize, "max_length": self.max_length,
                   "embedding_dtype": str(self.rows.dtype)}  # fmt: skip
         write_tensors(folder / WEIGHTS, {"embeddings": self.rows})
         atomic_write_text(folder / TOKENIZER, self.tokenizer.to_str())
@@ -128,9 +133,15 @@ class StaticModel:
             if not (folder / name).exists():
                 raise MissingDataError(f"{folder} lacks {name}; expected {FOLDER}")
         config = read_json(folder / CONFIG, "static model config", "write the folder again")
-        normalize = config.get("normalize", False)
+        normalize, max_length = config.get("normalize", False), config.get("max_length", MAX_LENGTH)
         if not isinstance(normalize, bool):
             raise FileFormatError(f"{folder / CONFIG}: 'normalize' holds {normalize!r} where true or false goes")
+        if max_length is not None and (
+            isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1
+        ):
+            raise FileFormatError(
+                f"{folder / CONFIG}: 'max_length' holds {max_length!r} where a count >= 1 or null goes"
+            )
         try:
             tokenizer = Tokenizer.from_file(str(readable_file(folder / TOKENIZER, "a tokenizers tokenizer.json")))
         except Exception as err:  # tokenizers raises its own Exception for a file it cannot parse
@@ -140,8 +151,9 @@ class StaticModel:
         if len(rows) != size:
             raise FileFormatError(f"{folder / WEIGHTS}: {len(rows):,} rows, but {folder / TOKENIZER} has {size:,} "
                                   "tokens; a static model has one row a token")  # fmt: skip
-        kept = {k: v for k, v in config.items() if k not in ("normalize", "hidden_dim", "embedding_dtype")}
-        return cls(tokenizer, rows, normalize, kept)
+        read = ("normalize", "hidden_dim", "embedding_dtype", "max_length")
+        kept = {k: v for k, v in config.items() if k not in read}
+        return cls(tokenizer, rows, normalize, kept, max_length)
 
 
 def _rows(path: Path) -> np.ndarray:
