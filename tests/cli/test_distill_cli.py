@@ -47,8 +47,9 @@ def test_encode_with_the_teacher_is_its_mean_pooled_last_layer(run_cli):
         (["--weighting", "idf"], "--weighting must be one of zipf, none; got 'idf'"),
         (["--weighting", "none", "--sif", "0.01"], "--sif 0.01 does not apply to --weighting none"),
         (["--sif", "2"], r"--sif must be in \(0, 1\); got 2.0"),
+        (["--pooling", "max"], r"--pooling must be one of mean, token, token\+input; got 'max'"),
     ],
-    ids=["dim too wide", "dim 0", "unknown weighting", "sif without weights", "sif out of range"],
+    ids=["dim too wide", "dim 0", "unknown weighting", "sif without weights", "sif out of range", "unknown pooling"],
 )
 def test_bad_options_are_one_line_and_write_nothing(run_cli, tmp_path, args, message):
     status, out, err = run_cli("distill", "minilm", "--out", str(tmp_path / "m"), *args)

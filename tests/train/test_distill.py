@@ -34,6 +34,15 @@ def test_token_outputs_are_berts_mean_over_cls_token_sep(encoder, bert_oracle):
     # float32 through six layers, in another order of operations than BertModel's: 1e-5 is the
     # encoder's own gap to transformers (tests/models/test_encoder.py), the mean of three adds none
     np.testing.assert_allclose(ours, theirs, atol=1e-5)
+    with torch.no_grad():
+        last = bert_oracle(input_ids=sequences).last_hidden_state[:, 1].numpy()  # the token's own position
+    np.testing.assert_allclose(token_outputs(encoder, ids, "token"), last, atol=1e-5)
+    both = token_outputs(encoder, ids, "token+input")  # (N, 2H): each half at unit length
+    inputs = bert_oracle.embeddings.word_embeddings.weight.detach().numpy()[ids]
+    np.testing.assert_allclose(both[:, :384], last / np.linalg.norm(last, axis=1, keepdims=True), atol=1e-5)
+    np.testing.assert_allclose(both[:, 384:], inputs / np.linalg.norm(inputs, axis=1, keepdims=True), atol=1e-6)
+    with pytest.raises(InvalidValueError, match="pooling must be one of mean, token, token\\+input; got 'max'"):
+        token_outputs(encoder, ids, "max")
 
 
 def test_pca_is_scikit_learns_up_to_each_axis_sign():

@@ -28,6 +28,9 @@ def distill(
         typer.Option("--out", "-o", parser=path_text, metavar="DIR", help="The folder to write."),
     ],
     dim: Annotated[int, typer.Option("--dim", metavar="D", help="Width after PCA: 1 to the encoder's width.")] = 256,
+    pooling: Annotated[
+        str, typer.Option("--pooling", metavar="NAME", help="mean (Model2Vec's), token, or token+input.")
+    ] = "mean",
     weighting: Annotated[
         str, typer.Option("--weighting", metavar="NAME", help="zipf (Model2Vec's SIF weights by token rank) or none.")
     ] = "zipf",
@@ -51,7 +54,9 @@ def distill(
     if folder.exists() and not force and (not folder.is_dir() or any(folder.iterdir())):
         raise InvalidValueError(f"{folder} already exists; add --force to replace it")
     with _progress(as_json) as advance:
-        static = run(model, dim=dim, weighting=weighting, sif=sif, float16=not float32, progress=advance)
+        static = run(
+            model, dim=dim, pooling=pooling, weighting=weighting, sif=sif, float16=not float32, progress=advance
+        )
     static.save(folder, force=force)
     size = sum(p.stat().st_size for p in folder.iterdir())
     summary = {"model": model, "out": str(folder), "rows": len(static.rows), "dim": static.dim,

@@ -7,8 +7,8 @@ with the encoder's contextual rows; this crosses back, trading context for a loo
 
 The steps, each a function:
 
-    token_outputs(encoder, ids)     (N,) token ids -> (N, H): the encoder's last layer on "[CLS] t [SEP]",
-                                    averaged over the three positions (Model2Vec's "mean" pooling)
+    token_outputs(encoder, ids, pooling)   (N,) token ids -> (N, H) or (N, 2H): the encoder's last layer
+                                    on "[CLS] t [SEP]", pooled (POOLINGS below)
     pca(x, dim)                     (N, H) -> (N, dim): centred, projected on the top principal axes
     sif_weights(p, a)               (V,) token probabilities -> a / (a + p): frequent pieces count less
     zipf_probabilities(V)           Model2Vec's stand-in for counts: p ∝ 1 / (rank + 2), rank = token id
@@ -33,16 +33,27 @@ from embedlab.vectors.static import StaticModel
 
 UNUSED = re.compile(r"\[unused\d+\]")  # BERT's placeholder rows: never produced from text
 WEIGHTINGS = ("zipf", "none")
+# how a token's three output rows become one: "mean" of the three (Model2Vec's default), the "token"'s
+# own position, or "token+input": that row and the token's input row, each at unit length, side by side
+# (2H wide before PCA). WordSim-7 on MiniLM at 256 dims: 46.4, 49.5 and 51.6 (docs/distill.md).
+POOLINGS = ("mean", "token", "token+input")
 SIF = 1e-4  # Model2Vec's default coefficient a: a piece of probability a is weighted 1/2
 BATCH = 1024  # token sequences a forward pass (three positions each: small)
 
 
 def token_outputs(
-    encoder: Encoder, ids: np.ndarray, batch: int = BATCH, progress: Callable[[int], None] | None = None
+    encoder: Encoder,
+    ids: np.ndarray,
+    pooling: str = "mean",
+    batch: int = BATCH,
+    progress: Callable[[int], None] | None = None,
 ) -> np.ndarray:
-    """(N,) token ids -> (N, H) float32: the last layer's mean over the positions of [CLS] t [SEP]
-    (the special ids from the tokenizer's own post-processor). `progress(n)` is told each batch's size."""
+    """(N,) token ids -> (N, H) float32 ((N, 2H) for "token+input"): the last layer on [CLS] t [SEP]
+    (the special ids from the tokenizer's own post-processor), pooled as `pooling` says (POOLINGS).
+    `progress(n)` is told each batch's size."""
     check_int("batch", batch, low=1)
+    if pooling not in POOLINGS:
+        raise InvalidValueError(f"pooling must be one of {', '.join(POOLINGS)}; got {pooling!r}", param="pooling")
     cls_id, sep_id = _specials(encoder)
     out = np.empty((len(ids), encoder.config.dim), dtype=np.float32)
     with torch.no_grad():
@@ -50,10 +61,19 @@ def token_outputs(
             chunk = torch.as_tensor(ids[start : start + batch], dtype=torch.long)
             sequences = torch.stack([torch.full_like(chunk, cls_id), chunk, torch.full_like(chunk, sep_id)], dim=1)
             last = encoder(sequences).hidden_states[-1]  # (B, 3, H)
-            out[start : start + len(chunk)] = last.mean(dim=1).numpy()
+            out[start : start + len(chunk)] = (last.mean(dim=1) if pooling == "mean" else last[:, 1]).numpy()
             if progress:
                 progress(len(chunk))
+    if pooling == "token+input":
+        rows = encoder.embedding.token.weight.detach().numpy()[ids]  # (N, H) the input table's rows
+        out = np.concatenate([_unit(out), _unit(rows.astype(np.float32))], axis=1)
     return out
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    """(N, H) rows scaled to length 1 (a zero row stays zero)."""
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
 
 
 def pca(x: np.ndarray, dim: int) -> np.ndarray:
@@ -84,6 +104,7 @@ def sif_weights(probabilities: np.ndarray, a: float = SIF) -> np.ndarray:
 def distill(
     model: str = "minilm",
     dim: int = 256,
+    pooling: str = "mean",
     weighting: str = "zipf",
     sif: float = SIF,
     float16: bool = True,
@@ -91,19 +112,22 @@ def distill(
     progress: Callable[[int], None] | None = None,
 ) -> StaticModel:
     """An encoder (a built-in name or a BERT-family folder) -> its static model of width `dim` (at
-    most the encoder's): every token's output row (token_outputs), PCA to `dim`, each row times its
-    SIF weight (`weighting` "zipf": Model2Vec's rank proxy; "none"), stored as float16 or float32."""
+    most the encoder's): every token's output row (token_outputs, pooled as `pooling`), PCA to `dim`,
+    each row times its SIF weight (`weighting` "zipf": Model2Vec's rank proxy; "none"), stored as
+    float16 or float32."""
     if weighting not in WEIGHTINGS:
         raise InvalidValueError(
             f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}", param="weighting"
         )
+    if pooling not in POOLINGS:
+        raise InvalidValueError(f"pooling must be one of {', '.join(POOLINGS)}; got {pooling!r}", param="pooling")
     encoder = Encoder.load(model)
     check_int("dim", dim, low=1, high=encoder.config.dim)
     tokenizer = encoder.tokenizer
     size = tokenizer.get_vocab_size(with_added_tokens=True)
     tokens = [tokenizer.id_to_token(i) for i in range(size)]
     kept = np.array([i for i, t in enumerate(tokens) if not UNUSED.fullmatch(t)], dtype=np.int64)
-    outputs = token_outputs(encoder, kept, batch, progress)
+    outputs = token_outputs(encoder, kept, pooling, batch, progress)
     reduced = pca(outputs, dim)
     if weighting == "zipf":
         reduced *= sif_weights(zipf_probabilities(size), sif)[kept, None].astype(np.float32)
@@ -111,7 +135,7 @@ def distill(
     rows[kept] = reduced
     tokenizer = Tokenizer.from_str(tokenizer.to_str())  # a copy without the post-processor: a text's pieces
     tokenizer.post_processor = None  # are its own, never [CLS] and [SEP], in sentence-transformers too
-    config = {"teacher": str(model), "pooling": "mean", "apply_pca": dim, "weighting": weighting,
+    config = {"teacher": str(model), "pooling": pooling, "apply_pca": dim, "weighting": weighting,
               "sif_coefficient": sif if weighting != "none" else None, "removed_tokens": size - len(kept)}  # fmt: skip
     return StaticModel(tokenizer, rows.astype(np.float16) if float16 else rows, normalize=True, config=config)
 
