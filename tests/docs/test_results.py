@@ -7,6 +7,7 @@ docs/factorized_race.py writes factorized.json (docs/arena.md's race of ALBERT's
 plain table it factorises) and docs/rare_rows.py writes rare_rows.json (docs/training.md §7, rare rows shrunk
 toward a prior, on RW). The derived figures of the last two (means, gaps, intervals, verdicts) are also
 recomputed here from the per-seed figures each file holds.
+bench/distill.py writes distill.json (docs/distill.md's table of WordSim-7 and speed).
 bench/w2v_gap.py writes w2v_gap.json (docs/benchmarks.md's subword gap table and speed ratios).
 The karate spectral figures are also recomputed here (seconds), and held to the bar the page draws.
 """
@@ -186,3 +187,20 @@ def test_subword_gap_table_is_the_results_file():
             assert f"| {method} | {side} | {s['runs']} | " + " | ".join(cells) + f" | {s['wall']['mean']:.0f} |" in page
         if result["speed"] is not None:
             assert f"{method}: {result['speed']['median']:.2f}×" in page
+
+
+def test_distill_table_is_the_results_file():
+    result = _read("distill.json")
+    page = _page("docs/distill.md")
+    assert result["lines"] == 2000 and result["threads"] == 2  # what the page says it measured
+    for side, r in result["sides"].items():
+        low, high = r["interval"]
+        row = (f"| {side} | {r['wordsim7']:.1f} [{low:.1f}, {high:.1f}] | {r['sentences_per_s']:,.0f} | "
+               f"{r['vs_teacher']:.0f}× | {r['build_cpu_s']:.0f} |")  # fmt: skip
+        assert row in page, row
+        assert low < r["wordsim7"] < high
+    sides = result["sides"]
+    # the page's verdicts: Model2Vec's mean pooling below the input table, token+input level with the teacher
+    assert sides["distilled 256"]["interval"][1] < sides["distilled 256 token+input"]["interval"][0]
+    assert sides["distilled 256 token+input"]["interval"][0] < sides["teacher"]["wordsim7"]
+    assert min(s["vs_teacher"] for name, s in sides.items() if not name.startswith("teacher")) > 200

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import torch
+import torch.nn.functional as F
 from tokenizers import Tokenizer
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, OutputExistsError, check_int, plain
@@ -61,6 +63,7 @@ class StaticModel:
         if self.max_length is not None:
             check_int("max_length", self.max_length, low=1)
         self._unknown = _unknown_id(self.tokenizer)
+        self._table = torch.from_numpy(np.asarray(self.rows, dtype=np.float32))  # float16 rows: one float32 copy
 
     @property
     def dim(self) -> int:
@@ -83,14 +86,13 @@ class StaticModel:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for start in range(0, len(texts), batch_size):
             ids = self.tokenize(texts[start : start + batch_size], max_length)
-            lengths = np.array([len(i) for i in ids])
+            lengths = np.array([len(i) for i in ids], dtype=np.int64)
             flat = np.fromiter((i for piece in ids for i in piece), dtype=np.int64, count=int(lengths.sum()))
-            if not len(flat):
-                continue
-            rows = self.rows[flat].astype(np.float32, copy=False)  # (pieces, D), summed in float32
-            filled = lengths > 0
-            starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])[filled]
-            out[start + np.flatnonzero(filled)] = np.add.reduceat(rows, starts, axis=0) / lengths[filled, None]
+            offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])  # where each text's pieces start
+            # torch's bag of rows: each text's mean in float32 without gathering its rows first; an
+            # empty bag is the zero vector
+            bags = F.embedding_bag(torch.from_numpy(flat), self._table, torch.from_numpy(offsets), mode="mean")
+            out[start : start + len(ids)] = bags.numpy()
         if self.normalize:
             norms = np.linalg.norm(out, axis=1, keepdims=True)
             np.divide(out, norms, out=out, where=norms > 0)
