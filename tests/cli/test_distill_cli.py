@@ -32,6 +32,16 @@ def test_distill_writes_a_folder_that_encode_reads(distilled_folder, run_cli):
     assert status == 0 and "cosine similarity:" in out and "'stock markets fell'" in out
 
 
+def test_encode_reads_a_folder_model2vec_wrote(distilled_folder, run_cli, tmp_path):
+    from model2vec import StaticModel as Model2Vec
+
+    ours = StaticModel.load(distilled_folder / "m2v")
+    Model2Vec(vectors=ours.rows, tokenizer=ours.tokenizer, normalize=True).save_pretrained(tmp_path / "theirs")
+    status, out, err = run_cli("encode", str(tmp_path / "theirs"), *TEXTS, "--json")
+    assert status == 0, err
+    np.testing.assert_allclose(json.loads(out)["vectors"], ours.encode(TEXTS), atol=1e-6)
+
+
 def test_encode_with_the_teacher_is_its_mean_pooled_last_layer(run_cli):
     status, out, _ = run_cli("encode", "minilm", *TEXTS[:2], "--json")
     assert status == 0

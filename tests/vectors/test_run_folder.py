@@ -82,6 +82,7 @@ def test_write_tensors_streams_what_safetensors_reads(tmp_path):
         "f64": np.array([0.5, -1.25]),
         "i64": np.array([[1, -2]], dtype=np.int64),
         "i32": np.array([7], dtype=np.int32),
+        "f16": np.array([0.5, 65504.0], dtype=np.float16),  # a static model's rows (vectors/static.py)
         "empty": np.zeros((0, 5), dtype=np.float32),
     }
     path = write_tensors(tmp_path / "t.safetensors", tensors, {"unit": "words", "n": 3})
@@ -91,7 +92,7 @@ def test_write_tensors_streams_what_safetensors_reads(tmp_path):
             got = f.get_tensor(name)
             assert got.dtype == want.dtype and got.shape == want.shape
             np.testing.assert_array_equal(got, want)
-    with pytest.raises(InvalidValueError, match=r"tensor 'b' is uint8; a safetensors file here holds float32"):
+    with pytest.raises(InvalidValueError, match=r"tensor 'b' is uint8; a safetensors file here holds float16, float32"):
         write_tensors(tmp_path / "u.safetensors", {"b": np.zeros(2, np.uint8)})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.safetensors"]  # no temporary file left
 

@@ -12,7 +12,7 @@ from embedlab.data.models import resolve_model
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, OutputExistsError
 from embedlab.models.pretrained import load_tokenizer
 from embedlab.vectors.io.arrays import write_tensors
-from embedlab.vectors.static import StaticModel
+from embedlab.vectors.static import StaticModel, is_static_folder
 
 TEXTS = ["the cat sat on the mat", "A Dog!", "", "☃ snow", "unbelievableness"]
 
@@ -80,6 +80,8 @@ def test_model2vec_reads_our_folder_and_we_read_theirs(model, tmp_path):
     theirs = Model2Vec(vectors=model.rows, tokenizer=model.tokenizer, normalize=False)
     theirs.save_pretrained(tmp_path / "theirs")
     back = StaticModel.load(tmp_path / "theirs")
+    assert is_static_folder(tmp_path / "theirs") and is_static_folder(folder)  # their config has no model_type
+    assert not is_static_folder(resolve_model("minilm")) and not is_static_folder(tmp_path)
     assert back.max_length == 512 and not back.normalize  # the two keys its loader reads
     np.testing.assert_allclose(back.encode(TEXTS), theirs.encode(TEXTS), atol=1e-6)
 
@@ -187,6 +189,14 @@ def test_saving_never_overwrites_without_force_and_one_of_two_writers_wins(model
     errors = at_once(2, lambda i: model.save(tmp_path / "race"))
     assert sum(isinstance(e, OutputExistsError) for e in errors) == 1 and errors.count(None) == 1
     StaticModel.load(tmp_path / "race")  # the winner's folder is whole
+
+
+def test_a_file_in_the_way_is_refused(model, tmp_path):
+    (tmp_path / "m").write_text("mine")
+    for force in (False, True):
+        with pytest.raises(OutputExistsError, match="is a file, not a folder"):
+            model.save(tmp_path / "m", force=force)
+    assert (tmp_path / "m").read_text() == "mine"
 
 
 def test_bad_rows_are_refused_before_anything_is_written(model, tmp_path):

@@ -105,10 +105,9 @@ def encode(
 
 def _encoder(model: str):
     """MODEL -> texts -> (N, D): a static model folder's encode, else the encoder's mean pooling."""
-    from embedlab.vectors.static import CONFIG, StaticModel
+    from embedlab.vectors.static import StaticModel, is_static_folder
 
-    config = Path(model) / CONFIG
-    if config.is_file() and '"model2vec"' in config.read_text(encoding="utf-8", errors="replace"):
+    if is_static_folder(model):
         return StaticModel.load(model).encode
     from embedlab.models.encoder import Encoder
 

@@ -18,6 +18,7 @@ subword_kernels.py  the same with fastText's input: a word's row and its n-gram 
 subwords.py     subword runs: each word's input rows (hashed once), bucket counts, subwords.safetensors
 batched.py      the same algorithms as batched torch steps, for GPUs
 lm_job.py       the lm method as a job: a BPE tokenizer, then TinyLM (embedlab.models.lm) by AdamW steps
+distill.py      an encoder made static: each token through it alone, PCA, SIF weights (Model2Vec's method)
 """
 
 from embedlab.train.config import RunConfig

@@ -52,8 +52,7 @@ def token_outputs(
     (the special ids from the tokenizer's own post-processor), pooled as `pooling` says (POOLINGS).
     `progress(n)` is told each batch's size."""
     check_int("batch", batch, low=1)
-    if pooling not in POOLINGS:
-        raise InvalidValueError(f"pooling must be one of {', '.join(POOLINGS)}; got {pooling!r}", param="pooling")
+    _check_choice("pooling", pooling, POOLINGS)
     cls_id, sep_id = _specials(encoder)
     out = np.empty((len(ids), encoder.config.dim), dtype=np.float32)
     with torch.no_grad():
@@ -115,12 +114,8 @@ def distill(
     most the encoder's): every token's output row (token_outputs, pooled as `pooling`), PCA to `dim`,
     each row times its SIF weight (`weighting` "zipf": Model2Vec's rank proxy; "none"), stored as
     float16 or float32."""
-    if weighting not in WEIGHTINGS:
-        raise InvalidValueError(
-            f"weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}", param="weighting"
-        )
-    if pooling not in POOLINGS:
-        raise InvalidValueError(f"pooling must be one of {', '.join(POOLINGS)}; got {pooling!r}", param="pooling")
+    _check_choice("weighting", weighting, WEIGHTINGS)
+    _check_choice("pooling", pooling, POOLINGS)
     encoder = Encoder.load(model)
     check_int("dim", dim, low=1, high=encoder.config.dim)
     tokenizer = encoder.tokenizer
@@ -138,6 +133,11 @@ def distill(
     config = {"teacher": str(model), "pooling": pooling, "apply_pca": dim, "weighting": weighting,
               "sif_coefficient": sif if weighting != "none" else None, "removed_tokens": size - len(kept)}  # fmt: skip
     return StaticModel(tokenizer, rows.astype(np.float16) if float16 else rows, normalize=True, config=config)
+
+
+def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise InvalidValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}", param=name)
 
 
 def _specials(encoder: Encoder) -> tuple[int, int]:

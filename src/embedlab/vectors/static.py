@@ -6,6 +6,7 @@ and writes folder for folder).
     model.encode(["a cat sat", "the dog"])          (2, D) float32, unit rows (config "normalize")
     model.tokenize(["a cat sat"])                   [[ids]]: no [CLS]/[SEP], the unknown piece dropped
     model.save("out", force=False)                  the same folder layout, each file written atomically
+    is_static_folder("out")                         True: what `embedlab encode` reads as a static model
 
 A token's row already carries its weight (distillation multiplies each row by its SIF weight before
 saving, as Model2Vec does), so the plain mean of rows is the weighted mean of the unweighted ones.
@@ -104,6 +105,8 @@ class StaticModel:
         claimed exclusively (of two writers, one wins; the other gets OutputExistsError)."""
         folder = Path(check_path(folder, "an output folder"))
         check_finite_to_write(folder / WEIGHTS, None, self.rows, why="a static model's rows must be finite numbers")
+        if folder.exists() and not folder.is_dir():
+            raise OutputExistsError(f"{folder} is a file, not a folder; a static model is a folder of files")
         if force:
             folder.mkdir(parents=True, exist_ok=True)
         elif folder.is_dir() and any(folder.iterdir()):
@@ -156,6 +159,19 @@ class StaticModel:
         read = ("normalize", "hidden_dim", "embedding_dtype", "max_length")
         kept = {k: v for k, v in config.items() if k not in read}
         return cls(tokenizer, rows, normalize, kept, max_length)
+
+
+def is_static_folder(path: str | Path) -> bool:
+    """Whether `path` is a static model's folder, Model2Vec's or ours: model.safetensors and
+    tokenizer.json beside a config.json that is not a transformer's (no "num_hidden_layers")."""
+    path = Path(path)
+    if not all((path / name).is_file() for name in (WEIGHTS, TOKENIZER, CONFIG)):
+        return False
+    try:
+        config = json.loads((path / CONFIG).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return True  # StaticModel.load says what is wrong with it
+    return not isinstance(config, dict) or "num_hidden_layers" not in config
 
 
 def _rows(path: Path) -> np.ndarray:
