@@ -71,6 +71,9 @@ def test_bad_options_are_one_line_and_write_nothing(run_cli, tmp_path, args, mes
 def test_an_existing_folder_needs_force_and_a_bad_model_is_named(run_cli, distilled_folder, tmp_path):
     status, _, err = run_cli("distill", "minilm", "--out", str(distilled_folder / "m2v"))
     assert status == 2 and "already exists; add --force" in err
+    (tmp_path / "file").write_text("mine")
+    status, _, err = run_cli("distill", "minilm", "--out", str(tmp_path / "file"), "--force")
+    assert status == 2 and "is a file" in err and (tmp_path / "file").read_text() == "mine"
     (tmp_path / "empty").mkdir()
     status, _, err = run_cli("distill", str(tmp_path / "empty"), "--out", str(tmp_path / "m"))
     assert status == 2 and "no config.json" in err and not (tmp_path / "m").exists()

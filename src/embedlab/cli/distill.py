@@ -9,6 +9,7 @@ embedlab encode minilm "the cat sat" "a dog lay"        # the teacher itself, fo
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -51,7 +52,10 @@ def distill(
     folder = Path(out)
     if weighting == "none":
         refuse_inapplicable("--weighting none", ["sif"], "no row is weighted")
-    if folder.exists() and not force and (not folder.is_dir() or any(folder.iterdir())):
+    # refused before the encoder runs (half a minute), as StaticModel.save would refuse them after it
+    if folder.exists() and not folder.is_dir():
+        raise InvalidValueError(f"{folder} is a file; --out names the folder to write")
+    if not force and folder.is_dir() and any(folder.iterdir()):
         raise InvalidValueError(f"{folder} already exists; add --force to replace it")
     with _progress(as_json) as advance:
         static = run(
@@ -83,12 +87,12 @@ def encode(
     import numpy as np
 
     from embedlab.errors import check_int
+    from embedlab.vectors.similarity import unit_rows
 
     check_int("--dims", dims, low=0)
     with working(f"encoding with {model}", as_json):
         vectors = _encoder(model)(list(texts))
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    unit = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+    unit = unit_rows(vectors)
     similarity = unit @ unit.T
     if as_json:
         typer.echo(json.dumps({"model": model, "dim": vectors.shape[1], "texts": texts,
@@ -114,24 +118,17 @@ def _encoder(model: str):
     return Encoder.load(model).sentence_vectors
 
 
-class _progress:
-    """A bar on stderr over the vocabulary's tokens (a terminal only, never with --json): advance(n)."""
+@contextmanager
+def _progress(quiet: bool):
+    """A bar on stderr over the vocabulary's tokens (a terminal only, never with --json): yields
+    advance(n), or None."""
+    from rich.console import Console
+    from rich.progress import Progress
 
-    def __init__(self, quiet: bool) -> None:
-        self.quiet = quiet
-
-    def __enter__(self):
-        from rich.console import Console
-        from rich.progress import Progress
-
-        console = Console(stderr=True)
-        if self.quiet or not console.is_terminal:
-            return None
-        self.bar = Progress(console=console, transient=True)
-        self.bar.__enter__()
-        task = self.bar.add_task("tokens through the encoder", total=None)
-        return lambda n: self.bar.update(task, advance=n)
-
-    def __exit__(self, *exc) -> None:
-        if getattr(self, "bar", None) is not None:
-            self.bar.__exit__(*exc)
+    console = Console(stderr=True)
+    if quiet or not console.is_terminal:
+        yield None
+        return
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task("tokens through the encoder", total=None)
+        yield lambda n: bar.update(task, advance=n)

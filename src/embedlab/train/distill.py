@@ -29,6 +29,7 @@ from tokenizers import Tokenizer
 
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.models.encoder import Encoder
+from embedlab.vectors.similarity import unit_rows
 from embedlab.vectors.static import StaticModel
 
 UNUSED = re.compile(r"\[unused\d+\]")  # BERT's placeholder rows: never produced from text
@@ -65,14 +66,8 @@ def token_outputs(
                 progress(len(chunk))
     if pooling == "token+input":
         rows = encoder.embedding.token.weight.detach().numpy()[ids]  # (N, H) the input table's rows
-        out = np.concatenate([_unit(out), _unit(rows.astype(np.float32))], axis=1)
+        out = np.concatenate([unit_rows(out), unit_rows(rows.astype(np.float32))], axis=1)
     return out
-
-
-def _unit(x: np.ndarray) -> np.ndarray:
-    """(N, H) rows scaled to length 1 (a zero row stays zero)."""
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
 
 
 def pca(x: np.ndarray, dim: int) -> np.ndarray:

@@ -24,6 +24,7 @@ from embedlab.errors import InvalidValueError
 from embedlab.files import json_safe
 from embedlab.vectors.intervals import CONFIDENCE, RESAMPLES, check_bootstrap, percentile_interval, resample_counts
 from embedlab.vectors.io.benchmarks import read_benchmark_pairs
+from embedlab.vectors.similarity import unit_rows
 from embedlab.vectors.stats import spearman, spearman_counts
 
 Encode = Callable[[list[str]], np.ndarray]  # texts (N,) -> (N, D)
@@ -57,7 +58,7 @@ def wordsim7(
     resamples, confidence, seed = check_bootstrap(resamples, confidence, seed)
     sets = {name: read_benchmark_pairs(name) for name in WORDSIM7}
     words = sorted({word_text(w) for pairs in sets.values() for a, b, _ in pairs for w in (a, b)})
-    vectors = _unit(_encoded(encode, words))
+    vectors = unit_rows(_encoded(encode, words))
     row = {w: i for i, w in enumerate(words)}
     scores, draws = {}, []
     for k, (name, pairs) in enumerate(sets.items()):
@@ -77,9 +78,3 @@ def _encoded(encode: Encode, texts: list[str]) -> np.ndarray:
     if out.ndim != 2 or len(out) != len(texts) or not np.isfinite(out).all():
         raise InvalidValueError(f"encode must give one finite row a text: {len(texts)} texts gave {out.shape}")
     return out
-
-
-def _unit(x: np.ndarray) -> np.ndarray:
-    """(N, D) rows scaled to length 1; a zero row stays zero (its cosine with anything is 0)."""
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)

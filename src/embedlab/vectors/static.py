@@ -35,6 +35,7 @@ from embedlab.files import atomic_write_text, check_path, make_new_folder
 from embedlab.files.reading import read_json, readable_file
 from embedlab.vectors.io.arrays import map_safetensors, write_tensors
 from embedlab.vectors.io.table import check_finite, check_finite_to_write
+from embedlab.vectors.similarity import unit_rows
 
 WEIGHTS, TOKENIZER, CONFIG, MODULES = "model.safetensors", "tokenizer.json", "config.json", "modules.json"
 FOLDER = "a static model folder (Model2Vec's: model.safetensors, tokenizer.json, config.json)"
@@ -94,10 +95,7 @@ class StaticModel:
             # empty bag is the zero vector
             bags = F.embedding_bag(torch.from_numpy(flat), self._table, torch.from_numpy(offsets), mode="mean")
             out[start : start + len(ids)] = bags.numpy()
-        if self.normalize:
-            norms = np.linalg.norm(out, axis=1, keepdims=True)
-            np.divide(out, norms, out=out, where=norms > 0)
-        return out
+        return unit_rows(out) if self.normalize else out
 
     def save(self, folder: str | Path, force: bool = False) -> Path:
         """Write Model2Vec's folder (model.safetensors "embeddings", tokenizer.json, config.json,
