@@ -1,20 +1,26 @@
-"""Distillation (issue 33): what each step of `embedlab distill` buys on WordSim-7, and how much faster
-the static model encodes than its teacher.
+"""Distillation (issue 33): each step of `embedlab distill` and the peers on four offline instruments,
+and how much faster than their teacher the static models encode.
 
-    python bench/distill.py                          # every side, speed on 2,000 gcide lines, 3 rounds
-    python bench/distill.py --sides "distilled 256" teacher --rounds 5 --json
+    python bench/distill.py                          # every side (about 30 minutes on 2 cores)
+    python bench/distill.py --sides "distilled 256" "Model2Vec distill" --instruments wordsim7
     python bench/distill.py --write docs/results/distill.json     # docs/distill.md's table
 
-Sides: the teacher (MiniLM: six layers, mean-pooled; by sentence-transformers, its fastest mode here,
-and as embedlab rebuilds it), MiniLM's own input table (the mean of its
-pieces' token rows, no encoder: the static baseline), and distilled models at several widths,
-weightings and poolings, each built in this run. Quality is WordSim-7 (vectors.instruments.wordsim7) with its
-bootstrap interval. Speed is sentences per second through `encode` on the same lines, the teacher
-and each static side alternated round by round; the ratio to the teacher is the median of the
-rounds' ratios. Threads: torch and the tokenizer get --threads.
+Sides: the teacher (all-MiniLM-L6-v2, mean-pooled, through sentence-transformers in batches of 64: its
+fastest mode here; "teacher (embedlab)" is the same model rebuilt from embedlab's layers), MiniLM's own
+input table (the mean of its pieces' token rows, no encoder: the static baseline), distilled models
+(widths, poolings, weightings), fitted ones (`--train`), and two peers, each in a virtual environment
+of its own (their pins are not ours; see bench/peers/ for how to make them):
+  Model2Vec distill   model2vec 0.10's `distill` of the same teacher folder, PCA 256, its defaults; its
+                      folder is read and encoded by the model2vec package installed here
+  WordLlama 256       wordllama 0.4's 256-d model (weights in its wheel), its own `embed`
 
-Model2Vec's own distillation (in its own environment: it pins transformers below ours) and WordLlama
-are the peers the issue names; they are not in this script yet.
+Instruments (vectors.instruments): WordSim-7 (Spearman × 100), the gcide reverse dictionary (recall@10
+and MRR × 100 of 5,000 headwords), gcide domains (held-out accuracy × 100, 15 subject labels) and
+fidelity (Spearman × 100 of the side's cosines against the teacher's over 5,000 definition pairs), each
+with its bootstrap interval. Speed is sentences per second through each side's `encode` on the same
+gcide lines, the sides alternated round by round; the ratio to the teacher is the median of the
+rounds' ratios (WordLlama is timed in its own process, its rounds between ours). Threads: torch and the
+tokenizers get --threads. Build CPU is the side's making (the distillation, a peer's included).
 """
 
 from __future__ import annotations
@@ -23,42 +29,81 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # sentence-transformers reads the installed folder, no hub
-# side -> distill's settings (None: not a distillation)
+PEERS = Path(__file__).parent / "peers"
+FIT = {"train": "enwiki-sample"}
+# side -> distill's settings (None: not a distillation; "train": then fitted on that corpus)
 SIDES = {
     "teacher": None,  # all-MiniLM-L6-v2 through sentence-transformers, batches of 64: its fastest here
     "teacher (embedlab)": None,  # the same model rebuilt from embedlab's layers (models.encoder)
     "input table": None,
-    "distilled 256": {"dim": 256},
-    "distilled 256 unweighted": {"dim": 256, "weighting": "none"},
+    "Model2Vec distill": None,
+    "WordLlama 256": None,
+    "distilled 256": {},  # Model2Vec's recipe: mean pooling, Zipf weights
+    "distilled 256 unweighted": {"weighting": "none"},
+    "distilled 256 counts": {"weighting": "counts"},
+    "distilled 256 token": {"pooling": "token"},
+    "distilled 256 token+input": {"pooling": "token+input"},
+    "distilled 256 token+input counts": {"pooling": "token+input", "weighting": "counts"},
     "distilled 64": {"dim": 64},
     "distilled 384": {"dim": 384},
-    "distilled 256 token": {"dim": 256, "pooling": "token"},
-    "distilled 256 token+input": {"dim": 256, "pooling": "token+input"},
+    "fitted 256": FIT,
+    "fitted 256 token+input counts": {"pooling": "token+input", "weighting": "counts", **FIT},
+    "fitted 256 token+input counts, gcide": {"pooling": "token+input", "weighting": "counts", "train": "gcide"},
 }
+DEFAULT_SIDES = [s for s in SIDES if s != "teacher (embedlab)"]
+INSTRUMENTS = ("wordsim7", "reverse_dictionary", "domains", "fidelity")
 
 
-def build(side: str):
-    """side -> texts -> (N, D)."""
-    from embedlab.models.encoder import Encoder
-    from embedlab.train.distill import distill
-
+def build(side: str, args) -> tuple:
+    """side -> (texts -> (N, D), build CPU seconds)."""
+    start, children = time.process_time(), _children_cpu()
     if side == "teacher":
         from sentence_transformers import SentenceTransformer
 
         from embedlab.data.models import model_dir
 
         teacher = SentenceTransformer(str(model_dir("minilm")), device="cpu")
-        return lambda texts: teacher.encode(texts, batch_size=64)
-    if side == "teacher (embedlab)":
-        return Encoder.load("minilm").sentence_vectors
-    if side == "input table":
-        return _input_table().encode
-    return distill("minilm", **SIDES[side]).encode
+        encode = lambda texts: teacher.encode(texts, batch_size=64)  # noqa: E731
+    elif side == "teacher (embedlab)":
+        from embedlab.models.encoder import Encoder
+
+        encode = Encoder.load("minilm").sentence_vectors
+    elif side == "input table":
+        encode = _input_table().encode
+    elif side == "Model2Vec distill":
+        encode = _model2vec(args)
+    elif side == "WordLlama 256":
+        encode = lambda texts: _wordllama(args, texts)  # noqa: E731
+    else:
+        encode = _distilled(SIDES[side]).encode
+    return encode, time.process_time() - start + _children_cpu() - children
+
+
+def _distilled(settings: dict):
+    from embedlab.train.distill import distill
+    from embedlab.train.static_fit import fit_table, teacher_targets, training_texts
+
+    settings = dict(settings)
+    corpus = settings.pop("train", None)
+    static = distill("minilm", dim=settings.pop("dim", 256), **settings)
+    if corpus is None:
+        return static
+    from embedlab.models.encoder import Encoder
+
+    texts = training_texts(corpus, 20_000)
+    with tempfile.TemporaryDirectory() as folder:  # the teacher's pass counted, never read from the cache
+        targets = teacher_targets(Encoder.load("minilm"), texts, folder=Path(folder))
+    fitted, report = fit_table(static, texts, targets)
+    print(f"  fitted on {corpus}: {report}", flush=True)
+    return fitted
 
 
 def _input_table():
@@ -75,6 +120,67 @@ def _input_table():
     return StaticModel(tokenizer, rows, normalize=True, config={"teacher": "minilm", "layers": 0})
 
 
+def _model2vec(args):
+    """Model2Vec's distillation run in its own environment; its folder encoded by model2vec here."""
+    from model2vec import StaticModel
+
+    from embedlab.data.models import model_dir
+
+    out = Path(tempfile.mkdtemp(prefix="m2v-"))
+    script = PEERS / "model2vec_distill.py"
+    command = [args.model2vec_python, str(script), str(model_dir("minilm")), str(out / "model"), "--threads",
+               str(args.threads)]  # fmt: skip
+    subprocess.run(command, check=True)
+    model = StaticModel.from_pretrained(str(out / "model"))
+    return lambda texts: np.asarray(model.encode(texts), dtype=np.float32)
+
+
+def _wordllama(args, texts: list[str], rounds: int = 0) -> np.ndarray | list[float]:
+    """WordLlama's rows for `texts`, or with `rounds`, its sentences per second of each round."""
+    if any("\n" in t for t in texts):
+        raise ValueError("WordLlama's texts travel one a line")
+    with tempfile.TemporaryDirectory() as folder:
+        source, out = Path(folder) / "texts.txt", Path(folder) / "rows.npy"
+        source.write_text("".join(f"{t}\n" for t in texts), encoding="utf-8")
+        command = [args.wordllama_python, str(PEERS / "wordllama_encode.py"), str(source), str(out)]
+        done = subprocess.run([*command, "--rounds", str(rounds)], check=True, capture_output=True, text=True)
+        return json.loads(done.stdout) if rounds else np.load(out)
+
+
+def _children_cpu() -> float:
+    times = os.times()
+    return times.children_user + times.children_system
+
+
+def memo(encode):
+    """encode, remembering its answer to each list of texts (the teacher is asked twice for some)."""
+    kept: dict = {}
+
+    def remembered(texts):
+        key = tuple(texts)
+        if key not in kept:
+            kept[key] = encode(list(texts))
+        return kept[key]
+
+    return remembered
+
+
+def measure(side: str, encode, teacher, instruments, resamples: int) -> dict:
+    from embedlab.vectors import instruments as inst
+
+    out = {}
+    if "wordsim7" in instruments:
+        score = inst.wordsim7(encode, resamples=resamples)
+        out["wordsim7"] = {"score": score.score, "interval": score.interval, "sets": score.sets}
+    if "reverse_dictionary" in instruments:
+        out["reverse_dictionary"] = inst.reverse_dictionary(encode, resamples=resamples).to_dict()
+    if "domains" in instruments:
+        out["domains"] = inst.domains(encode, resamples=resamples).to_dict()
+    if "fidelity" in instruments and side != "teacher":
+        out["fidelity"] = inst.fidelity(teacher, encode, resamples=resamples).to_dict()
+    return out
+
+
 def lines(n: int) -> list[str]:
     """The first n gcide lines of 5 words or more: definitions, a sentence's length."""
     from embedlab.data.corpora import open_corpus
@@ -88,11 +194,14 @@ def lines(n: int) -> list[str]:
     return out
 
 
-def speed(encoders: dict, texts: list[str], rounds: int) -> dict:
+def speed(encoders: dict, texts: list[str], rounds: int, args) -> dict:
     """{side: [sentences/s per round]}, the sides alternated within each round."""
     per = {side: [] for side in encoders}
     for _ in range(rounds):
         for side, encode in encoders.items():
+            if side == "WordLlama 256":
+                per[side].extend(_wordllama(args, texts, rounds=1))
+                continue
             start = time.perf_counter()
             encode(texts)
             per[side].append(len(texts) / (time.perf_counter() - start))
@@ -101,34 +210,35 @@ def speed(encoders: dict, texts: list[str], rounds: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sides", nargs="+", default=list(SIDES), choices=SIDES)
+    parser.add_argument("--sides", nargs="+", default=DEFAULT_SIDES, choices=SIDES)
+    parser.add_argument("--instruments", nargs="+", default=list(INSTRUMENTS), choices=INSTRUMENTS)
     parser.add_argument("--lines", type=int, default=2000, help="gcide lines for the speed rounds")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--model2vec-python", default="/tmp/model2vec-venv/bin/python")
+    parser.add_argument("--wordllama-python", default="/tmp/wordllama-venv/bin/python")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--write", metavar="PATH", help="also write the JSON object here (docs/results/distill.json)")
     args = parser.parse_args()
     import torch
-
-    from embedlab.vectors.instruments import wordsim7
 
     torch.set_num_threads(args.threads)
     os.environ["RAYON_NUM_THREADS"] = str(args.threads)  # the tokenizers' batch encoding
     sides = ["teacher", *(s for s in args.sides if s != "teacher")]  # the teacher is every ratio's base
     encoders, results = {}, {}
     for side in sides:
-        start = time.process_time()
-        encoders[side] = build(side)
-        built = time.process_time() - start
-        score = wordsim7(encoders[side], resamples=args.resamples)
-        results[side] = {"wordsim7": score.score, "interval": score.interval, "sets": score.sets,
-                         "build_cpu_s": built}  # fmt: skip
-    per = speed(encoders, lines(args.lines), args.rounds)
+        print(f"{side} ...", flush=True)
+        encode, built = build(side, args)
+        encoders[side] = memo(encode) if side == "teacher" else encode
+        results[side] = {"build_cpu_s": built, **measure(side, encoders[side], encoders["teacher"],
+                                                         args.instruments, args.resamples)}  # fmt: skip
+    per = speed(encoders, lines(args.lines), args.rounds, args)
     for side in sides:
         ratios = [mine / base for mine, base in zip(per[side], per["teacher"], strict=True)]
         results[side] |= {"sentences_per_s": statistics.median(per[side]), "vs_teacher": statistics.median(ratios)}
-    record = json.dumps({"lines": args.lines, "rounds": args.rounds, "threads": args.threads, "sides": results})
+    record = json.dumps({"lines": args.lines, "rounds": args.rounds, "threads": args.threads,
+                         "resamples": args.resamples, "sides": results})  # fmt: skip
     if args.write:
         from embedlab.files import atomic_write_text
 
@@ -136,11 +246,28 @@ def main() -> None:
     if args.json:
         print(record)
         return
-    print(f"{'side':26} {'WordSim-7':>22} {'sentences/s':>12} {'× teacher':>10} {'build CPU s':>11}")
+    print(table(results))
+
+
+def table(results: dict) -> str:
+    """The results as text: a row a side, each figure with its interval."""
+
+    def cell(figures: dict | None, name: str) -> str:
+        if figures is None:
+            return f"{'-':>20}"
+        value = figures["score"] if "score" in figures else figures["figures"][name]
+        low, high = figures["interval"] if "score" in figures else figures["intervals"][name]
+        return f"{value:6.1f} [{low:5.1f}, {high:5.1f}]"
+
+    head = ["WordSim-7", "reverse r@10", "reverse MRR", "domains acc", "fidelity"]
+    rows = [f"{'side':36} " + " ".join(f"{h:>20}" for h in head) + f" {'sent/s':>9} {'× teacher':>9} {'build s':>8}"]
     for side, r in results.items():
-        low, high = r["interval"]
-        print(f"{side:26} {r['wordsim7']:6.2f} [{low:5.2f}, {high:5.2f}]   {r['sentences_per_s']:12,.0f}"
-              f" {r['vs_teacher']:10.0f} {r['build_cpu_s']:11.1f}")  # fmt: skip
+        cells = [cell(r.get("wordsim7"), ""), cell(r.get("reverse_dictionary"), "recall@10"),
+                 cell(r.get("reverse_dictionary"), "mrr"), cell(r.get("domains"), "accuracy"),
+                 cell(r.get("fidelity"), "spearman")]  # fmt: skip
+        rows.append(f"{side:36} " + " ".join(cells) + f" {r['sentences_per_s']:9,.0f} {r['vs_teacher']:9.0f}"
+                    f" {r['build_cpu_s']:8.1f}")  # fmt: skip
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":

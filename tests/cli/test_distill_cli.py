@@ -54,12 +54,25 @@ def test_encode_with_the_teacher_is_its_mean_pooled_last_layer(run_cli):
     [
         (["--dim", "400"], "--dim must be between 1 and 384; got 400"),
         (["--dim", "0"], "--dim must be between 1 and 384; got 0"),
-        (["--weighting", "idf"], "--weighting must be one of zipf, none; got 'idf'"),
+        (["--weighting", "idf"], "--weighting must be one of zipf, counts, none; got 'idf'"),
+        (["--texts", "100"], "--texts 100 does not apply to a distillation without --train"),
+        (["--counts-corpus", "gcide"], "--counts-corpus gcide does not apply to --weighting zipf"),
+        (["--train", "enwiki-sample", "--texts", "5"], "--texts must be >= 20; got 5"),
         (["--weighting", "none", "--sif", "0.01"], "--sif 0.01 does not apply to --weighting none"),
         (["--sif", "2"], r"--sif must be in \(0, 1\); got 2.0"),
         (["--pooling", "max"], r"--pooling must be one of mean, token, token\+input; got 'max'"),
     ],
-    ids=["dim too wide", "dim 0", "unknown weighting", "sif without weights", "sif out of range", "unknown pooling"],
+    ids=[
+        "dim too wide",
+        "dim 0",
+        "unknown weighting",
+        "texts without train",
+        "counts corpus without counts",
+        "too few texts",
+        "sif without weights",
+        "sif out of range",
+        "unknown pooling",
+    ],  # fmt: skip
 )
 def test_bad_options_are_one_line_and_write_nothing(run_cli, tmp_path, args, message):
     status, out, err = run_cli("distill", "minilm", "--out", str(tmp_path / "m"), *args)
@@ -79,3 +92,53 @@ def test_an_existing_folder_needs_force_and_a_bad_model_is_named(run_cli, distil
     assert status == 2 and "no config.json" in err and not (tmp_path / "m").exists()
     status, _, err = run_cli("encode", str(tmp_path / "nothing"), "the cat")
     assert status == 2 and "nothing" in err
+
+
+@pytest.mark.parametrize("option", [["--train"], ["--weighting", "counts", "--counts-corpus"]])
+def test_a_corpus_that_cannot_be_read_is_refused_before_the_encoder_runs(run_cli, tmp_path, option):
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "binary.txt").write_bytes(bytes(range(256)) * 4)
+    (tmp_path / "short.txt").write_text("a b c\n")
+    cases = {"empty.txt": "is empty", "binary.txt": "expected a corpus of UTF-8 text", "none.txt": "neither a built-in"}
+    if option == ["--train"]:
+        cases["short.txt"] = "has no sentence of 5 to 64 words"
+    for name, message in cases.items():
+        status, out, err = run_cli("distill", "minilm", "--out", str(tmp_path / "m"), *option, str(tmp_path / name))
+        assert status == 2 and out == "" and err.count("\n") == 1 and message in err, (name, err)
+        assert not (tmp_path / "m").exists()
+
+
+@pytest.fixture(scope="module")
+def fitted_folder(once, wiki_text):
+    """`embedlab distill minilm --dim 64 --float32 --train <enwiki text> --texts 200 --epochs 3 --json`,
+    run once for both workers (the distillation's ~20 s of CPU again, 200 sentences through the teacher)."""
+    import contextlib
+    import io
+
+    from embedlab.cli import main
+
+    def make(path):
+        path.mkdir()
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), pytest.raises(SystemExit) as done:
+            main(["distill", "minilm", "--out", str(path / "m2v"), "--dim", "64", "--float32", "--train",
+                  str(wiki_text), "--texts", "200", "--epochs", "3", "--json"])  # fmt: skip
+        assert done.value.code == 0
+        (path / "summary.json").write_text(printed.getvalue())
+
+    return once("fitted", make)
+
+
+def test_train_fits_the_rows_and_says_how_well(fitted_folder, distilled_folder):
+    from model2vec import StaticModel as Model2Vec
+
+    summary = json.loads((fitted_folder / "summary.json").read_text())
+    fit = summary["fit"]
+    assert fit["texts"] == 200 and fit["held_out"] == 20 and fit["epochs"] == 3 and 0 <= fit["epoch"] <= 3
+    assert -1 <= fit["start"] <= fit["best"] <= 1  # the kept epoch is never worse than the map alone
+    fitted, plain = StaticModel.load(fitted_folder / "m2v"), StaticModel.load(distilled_folder / "m2v")
+    assert fitted.config["fit"] == fit and fitted.rows.shape == plain.rows.shape
+    assert not np.allclose(fitted.rows, plain.rows)  # the map moved every row that is not zero
+    assert not fitted.rows[~plain.rows.any(axis=1)].any()  # [unusedN] rows stay zero: nothing maps them
+    theirs = Model2Vec.from_pretrained(str(fitted_folder / "m2v")).encode(TEXTS)
+    np.testing.assert_allclose(fitted.encode(TEXTS), theirs, atol=1e-6)  # the format is unchanged

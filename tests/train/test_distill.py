@@ -3,13 +3,24 @@ PCA, sentence-transformers for the saved model's sentence vectors, and the seven
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 import torch
 
 from embedlab.errors import InvalidValueError
 from embedlab.models.encoder import Encoder
-from embedlab.train.distill import UNUSED, distill, pca, sif_weights, token_outputs, zipf_probabilities
+from embedlab.train.distill import (
+    UNUSED,
+    count_probabilities,
+    distill,
+    pca,
+    sif_weights,
+    token_outputs,
+    token_weights,
+    zipf_probabilities,
+)
 from embedlab.vectors.instruments import wordsim7
 from embedlab.vectors.static import StaticModel
 
@@ -67,6 +78,26 @@ def test_sif_and_zipf_weights():
         sif_weights(p, 1.5)
 
 
+def test_zipf_ranks_the_kept_tokens_and_counts_count_pieces(encoder):
+    tokenizer = encoder.tokenizer
+    tokens = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size())]
+    kept = np.array([i for i, t in enumerate(tokens) if not UNUSED.fullmatch(t)])
+    zipf = token_weights(tokenizer, kept, "zipf")
+    # "," is id 1010, the 17th kept token once the 994 [unusedN] rows are out (Model2Vec's ranking): had
+    # they kept their places, "," would rank 1,011th and weigh as a rare piece does
+    comma = int(np.searchsorted(kept, tokenizer.token_to_id(",")))
+    assert comma == 16 and zipf[comma] == pytest.approx(1e-4 / (1e-4 + zipf_probabilities(len(kept))[16]))
+    assert zipf[comma] < 0.1 < zipf[-1]  # punctuation weighs little, the last pieces nearly 1
+    lines = ["the cat, the dog.", "unbelievable cats"]
+    counted = Counter(i for line in lines for i in tokenizer.encode(line, add_special_tokens=False).ids)
+    p = count_probabilities(tokenizer, lines, chunk=1)  # batches of one line: the same counts
+    size = tokenizer.get_vocab_size()
+    for i in (tokenizer.token_to_id("the"), tokenizer.token_to_id("##able"), 5000):
+        assert p[i] == pytest.approx((counted[i] + 1) / (sum(counted.values()) + size))
+    assert p.sum() == pytest.approx(1.0)
+    np.testing.assert_array_equal(token_weights(tokenizer, kept, "none"), np.ones(len(kept)))
+
+
 def test_the_distilled_table(distilled, encoder):
     tokens = [encoder.tokenizer.id_to_token(i) for i in range(encoder.tokenizer.get_vocab_size())]
     unused = np.array([bool(UNUSED.fullmatch(t)) for t in tokens])
@@ -101,5 +132,5 @@ def test_bad_arguments(tmp_path):
         distill("minilm", dim=385)
     with pytest.raises(InvalidValueError, match="dim must be"):
         distill("minilm", dim=0)
-    with pytest.raises(InvalidValueError, match="weighting must be one of zipf, none; got 'idf'"):
+    with pytest.raises(InvalidValueError, match="weighting must be one of zipf, counts, none; got 'idf'"):
         distill("minilm", weighting="idf")

@@ -2,12 +2,14 @@
 
 embedlab distill minilm --out m2v-minilm                 # 256 dims, float16, Model2Vec's folder
 embedlab distill minilm --out m2v-64 --dim 64 --weighting none --float32
+embedlab distill minilm --out fitted --train enwiki-sample  # then fitted to the teacher's sentence vectors
 embedlab encode m2v-minilm "the cat sat" "a dog lay" --json
 embedlab encode minilm "the cat sat" "a dog lay"        # the teacher itself, for comparison
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,9 +35,33 @@ def distill(
         str, typer.Option("--pooling", metavar="NAME", help="mean (Model2Vec's), token, or token+input.")
     ] = "mean",
     weighting: Annotated[
-        str, typer.Option("--weighting", metavar="NAME", help="zipf (Model2Vec's SIF weights by token rank) or none.")
+        str,
+        typer.Option(
+            "--weighting",
+            metavar="NAME",
+            help="SIF weights from counts of --counts-corpus, zipf (Model2Vec's: by token rank), or none.",
+        ),
     ] = "zipf",
     sif: Annotated[float, typer.Option("--sif", metavar="A", help="The SIF coefficient, in (0, 1).")] = 1e-4,
+    counts_corpus: Annotated[
+        str,
+        typer.Option(
+            "--counts-corpus", parser=path_text, metavar="CORPUS", help="What --weighting counts reads: a name or file."
+        ),
+    ] = "enwiki-sample",
+    train: Annotated[
+        str | None,
+        typer.Option(
+            "--train",
+            parser=path_text,
+            metavar="CORPUS",
+            help="Then fit the rows to the teacher's vectors of its sentences: gcide, enwiki-sample or a file.",
+        ),
+    ] = None,
+    texts: Annotated[
+        int, typer.Option("--texts", metavar="N", help="Sentences of --train the teacher reads (~90 a second).")
+    ] = 20_000,
+    epochs: Annotated[int, typer.Option("--epochs", metavar="N", help="Passes of the fit over them.")] = 20,
     float32: Annotated[bool, typer.Option("--float32", help="Store float32 rows (default: float16).")] = False,
     force: ForceFlag = False,
     as_json: JsonFlag = False,
@@ -45,22 +71,37 @@ def distill(
     Every token of MODEL's vocabulary goes through the encoder alone; the outputs are reduced by PCA
     to --dim and weighted by SIF, and saved as Model2Vec's folder (model2vec and sentence-transformers
     load it). A sentence is then the mean of its pieces' rows: no attention, a lookup and a sum.
+    With --train, the teacher then reads --texts sentences of a corpus (kept in the cache: a run cut
+    short resumes) and the rows are fitted to its sentence vectors.
     """
-    from embedlab.errors import InvalidValueError
+    from embedlab.errors import InvalidValueError, check_int
     from embedlab.train.distill import distill as run
 
     folder = Path(out)
     if weighting == "none":
         refuse_inapplicable("--weighting none", ["sif"], "no row is weighted")
+    if weighting != "counts":
+        refuse_inapplicable(f"--weighting {weighting}", ["counts_corpus"], "nothing is counted")
+    if train is None:
+        refuse_inapplicable("a distillation without --train", ["texts", "epochs"], "nothing is fitted")
+    check_int("--texts", texts, low=2 * 10)
+    check_int("--epochs", epochs, low=1)
     # refused before the encoder runs (half a minute), as StaticModel.save would refuse them after it
     if folder.exists() and not folder.is_dir():
         raise InvalidValueError(f"{folder} is a file; --out names the folder to write")
     if not force and folder.is_dir() and any(folder.iterdir()):
         raise InvalidValueError(f"{folder} already exists; add --force to replace it")
-    with _progress(as_json) as advance:
-        static = run(
-            model, dim=dim, pooling=pooling, weighting=weighting, sif=sif, float16=not float32, progress=advance
-        )
+    fit_texts = _fit_texts(train, texts)  # a bad corpus is refused before the encoder runs
+    with _progress(as_json) as stage:
+        static = run(model, dim=dim, pooling=pooling, weighting=weighting, sif=sif, corpus=counts_corpus,
+                     float16=not float32, progress=stage("tokens through the encoder"))  # fmt: skip
+        if fit_texts is not None:
+            from embedlab.models.encoder import Encoder
+            from embedlab.train.static_fit import fit_table, teacher_targets
+
+            targets = teacher_targets(Encoder.load(model), fit_texts, progress=stage("sentences through the teacher"))
+            static, report = fit_table(static, fit_texts, targets, epochs=epochs, progress=stage("fitting the rows"))
+            static.config["fit"] = {"corpus": train, **dataclasses.asdict(report)}
     static.save(folder, force=force)
     size = sum(p.stat().st_size for p in folder.iterdir())
     summary = {"model": model, "out": str(folder), "rows": len(static.rows), "dim": static.dim,
@@ -118,17 +159,30 @@ def _encoder(model: str):
     return Encoder.load(model).sentence_vectors
 
 
+def _fit_texts(corpus: str | None, count: int) -> list[str] | None:
+    """The sentences --train fits on, or None without --train."""
+    if corpus is None:
+        return None
+    from embedlab.train.static_fit import training_texts
+
+    return training_texts(corpus, count)
+
+
 @contextmanager
 def _progress(quiet: bool):
-    """A bar on stderr over the vocabulary's tokens (a terminal only, never with --json): yields
-    advance(n), or None."""
+    """Bars on stderr, one a stage (a terminal only, never with --json): yields stage(description) ->
+    advance(n), or -> None."""
     from rich.console import Console
     from rich.progress import Progress
 
     console = Console(stderr=True)
     if quiet or not console.is_terminal:
-        yield None
+        yield lambda description: None
         return
     with Progress(console=console, transient=True) as bar:
-        task = bar.add_task("tokens through the encoder", total=None)
-        yield lambda n: bar.update(task, advance=n)
+
+        def stage(description: str):
+            task = bar.add_task(description, total=None)
+            return lambda n: bar.update(task, advance=n)
+
+        yield stage

@@ -183,7 +183,7 @@ def _plain_wiki(text: str) -> Iterator[str]:
 
 # ----- GCIDE (Webster 1913) -----------------------------------------------------------------
 
-_HEADWORD = re.compile(r"^\S[^\\]*\\[^\\]+\\")  # "Abscess \Ab"scess\ ..." starts an entry
+HEADWORD = re.compile(r"^\S[^\\]*\\[^\\]+\\")  # "Abscess \Ab"scess\ ..." starts an entry
 _PRONUNCIATION = re.compile(r"\\[^\\]*\\|\((?=[^)]*\[[^\]\s]{1,4}\])[^)]*\)")  # \Ab"scess\ and ([a^]b"s[e^]s)
 _SOURCE_TAG = re.compile(r"\[(?:[^\]]*(?:Webster|WordNet|PJC|Century|Supp)[^\]]*|[A-Z]{2,4})(?:\]|$)")  # some lack "]"
 _CHAR_MARK = re.compile(r"\[[\"^=.`'~,]?([A-Za-z]{1,2})[\"^=.`'~,]?\]")  # co["o]rdinate, [ae]
@@ -192,27 +192,35 @@ _BRACES = re.compile(r"[{}]")
 
 def gcide_lines(path: Path) -> Iterator[str]:
     """Entries of the dictionary as plain English: one paragraph per line, markup removed."""
+    for paragraph in gcide_paragraphs(path):
+        yield clean_gcide(" ".join(paragraph))
+
+
+def gcide_paragraphs(path: Path) -> Iterator[list[str]]:
+    """The dictionary's paragraphs as they are in the file: each a list of its lines, stripped, markup
+    kept (data.gcide reads entries from them); the licence blocks before each letter left out."""
     with gzip.open(path, "rt", encoding="utf-8", errors="replace") as f:
         in_entries, paragraph = False, []
         for raw in f:
             line = raw.rstrip("\n")
             if "Begin file" in line and "of 26" in line:
                 in_entries = False  # a licence block precedes each letter
-            elif _HEADWORD.match(line):
+            elif HEADWORD.match(line):
                 in_entries = True
             if not in_entries:
                 continue
             if not line.strip():
                 if paragraph:
-                    yield _clean_gcide(" ".join(paragraph))
+                    yield paragraph
                     paragraph = []
                 continue
             paragraph.append(line.strip())
         if paragraph:
-            yield _clean_gcide(" ".join(paragraph))
+            yield paragraph
 
 
-def _clean_gcide(text: str) -> str:
+def clean_gcide(text: str) -> str:
+    """A paragraph of the file as plain text: pronunciations, source tags, letter marks and braces removed."""
     text = _PRONUNCIATION.sub("", text)
     text = _SOURCE_TAG.sub("", text)
     text = _CHAR_MARK.sub(r"\1", text)

@@ -11,7 +11,9 @@ The steps, each a function:
                                     on "[CLS] t [SEP]", pooled (POOLINGS below)
     pca(x, dim)                     (N, H) -> (N, dim): centred, projected on the top principal axes
     sif_weights(p, a)               (V,) token probabilities -> a / (a + p): frequent pieces count less
-    zipf_probabilities(V)           Model2Vec's stand-in for counts: p ∝ 1 / (rank + 2), rank = token id
+    zipf_probabilities(V)           Model2Vec's stand-in for counts: p ∝ 1 / (rank + 2), the rank a token's
+                                    place in the vocabulary once the [unusedN] rows are out
+    count_probabilities(tokenizer, lines)   real counts instead: each piece's share of a corpus's pieces
 
 Tokens that never come out of the tokenizer ([unusedN] rows of BERT vocabularies) keep a zero row:
 the table stays aligned with the teacher's tokenizer, whose tokenizer.json serves unchanged but for
@@ -21,19 +23,23 @@ its post-processor, dropped (as Model2Vec drops it) so that no reader adds [CLS]
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import torch
 from tokenizers import Tokenizer
 
+from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.models.encoder import Encoder
 from embedlab.vectors.similarity import unit_rows
 from embedlab.vectors.static import StaticModel
 
 UNUSED = re.compile(r"\[unused\d+\]")  # BERT's placeholder rows: never produced from text
-WEIGHTINGS = ("zipf", "none")
+# "zipf": Model2Vec's rank proxy; "counts": measured on COUNTS_CORPUS (enwiki-sample: not gcide, whose
+# definitions two of the instruments are made of, so no instrument's own text informs the weights)
+WEIGHTINGS = ("zipf", "counts", "none")
+COUNTS_CORPUS = "enwiki-sample"
 # how a token's three output rows become one: "mean" of the three (Model2Vec's default), the "token"'s
 # own position, or "token+input": that row and the token's input row, each at unit length, side by side
 # (2H wide before PCA). WordSim-7 on MiniLM at 256 dims: 46.4, 49.5 and 51.6 (docs/distill.md).
@@ -83,16 +89,44 @@ def pca(x: np.ndarray, dim: int) -> np.ndarray:
 
 
 def zipf_probabilities(size: int) -> np.ndarray:
-    """(size,) Model2Vec's stand-in for counts: token id r has probability ∝ 1 / (r + 2)."""
+    """(size,) Model2Vec's stand-in for counts: the r-th token (from 0) has probability ∝ 1 / (r + 2).
+    A WordPiece vocabulary lists its pieces roughly by frequency, so this down-weights punctuation and
+    single letters (BERT's ids 999-1995) and "the" most; its [unusedN] rows must be out of the ranking
+    first, or they take the highest weights' places."""
     inverse = 1.0 / np.arange(2, size + 2, dtype=np.float64)
     return inverse / inverse.sum()
 
 
+def count_probabilities(tokenizer: Tokenizer, lines: Iterable[str], chunk: int = 10_000) -> np.ndarray:
+    """(V,) each piece's share of the pieces `tokenizer` makes of `lines` (no special tokens), add-one
+    smoothed: (count + 1) / (total + V), so a piece the corpus never shows weighs as a rare one."""
+    size = tokenizer.get_vocab_size(with_added_tokens=True)
+    counts = np.zeros(size, dtype=np.int64)
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == chunk:
+            counts += _piece_counts(tokenizer, batch, size)
+            batch = []
+    counts += _piece_counts(tokenizer, batch, size)
+    return (counts + 1) / (counts.sum() + size)
+
+
+def _piece_counts(tokenizer: Tokenizer, lines: list[str], size: int) -> np.ndarray:
+    ids = [i for e in tokenizer.encode_batch(lines, add_special_tokens=False) for i in e.ids]
+    return np.bincount(np.array(ids, dtype=np.int64), minlength=size)
+
+
 def sif_weights(probabilities: np.ndarray, a: float = SIF) -> np.ndarray:
     """(V,) probabilities -> (V,) a / (a + p): Arora et al.'s smooth inverse frequency."""
+    return check_sif(a) / (check_sif(a) + np.asarray(probabilities, dtype=np.float64))
+
+
+def check_sif(a: float) -> float:
+    """The SIF coefficient, checked: strictly between 0 and 1."""
     if not 0 < a < 1:
         raise InvalidValueError(f"sif must be in (0, 1); got {a}", param="sif")
-    return a / (a + np.asarray(probabilities, dtype=np.float64))
+    return a
 
 
 def distill(
@@ -101,16 +135,19 @@ def distill(
     pooling: str = "mean",
     weighting: str = "zipf",
     sif: float = SIF,
+    corpus: str = COUNTS_CORPUS,
     float16: bool = True,
     batch: int = BATCH,
     progress: Callable[[int], None] | None = None,
 ) -> StaticModel:
     """An encoder (a built-in name or a BERT-family folder) -> its static model of width `dim` (at
     most the encoder's): every token's output row (token_outputs, pooled as `pooling`), PCA to `dim`,
-    each row times its SIF weight (`weighting` "zipf": Model2Vec's rank proxy; "none"), stored as
-    float16 or float32."""
+    each row times its SIF weight (`weighting` "zipf": Model2Vec's rank proxy; "counts": the pieces'
+    shares of `corpus`, a built-in name or a text file; "none"), stored as float16 or float32."""
     _check_choice("weighting", weighting, WEIGHTINGS)
     _check_choice("pooling", pooling, POOLINGS)
+    check_sif(sif)
+    lines = open_corpus(corpus) if weighting == "counts" else None  # a bad corpus is refused before the work
     encoder = Encoder.load(model)
     check_int("dim", dim, low=1, high=encoder.config.dim)
     tokenizer = encoder.tokenizer
@@ -119,15 +156,32 @@ def distill(
     kept = np.array([i for i, t in enumerate(tokens) if not UNUSED.fullmatch(t)], dtype=np.int64)
     outputs = token_outputs(encoder, kept, pooling, batch, progress)
     reduced = pca(outputs, dim)
-    if weighting == "zipf":
-        reduced *= sif_weights(zipf_probabilities(size), sif)[kept, None].astype(np.float32)
+    reduced *= token_weights(tokenizer, kept, weighting, sif, lines)[:, None].astype(np.float32)
     rows = np.zeros((size, dim), dtype=np.float32)
     rows[kept] = reduced
     tokenizer = Tokenizer.from_str(tokenizer.to_str())  # a copy without the post-processor: a text's pieces
     tokenizer.post_processor = None  # are its own, never [CLS] and [SEP], in sentence-transformers too
     config = {"teacher": str(model), "pooling": pooling, "apply_pca": dim, "weighting": weighting,
               "sif_coefficient": sif if weighting != "none" else None, "removed_tokens": size - len(kept)}  # fmt: skip
+    if weighting == "counts":
+        config["counts_corpus"] = str(corpus)
     return StaticModel(tokenizer, rows.astype(np.float16) if float16 else rows, normalize=True, config=config)
+
+
+def token_weights(
+    tokenizer: Tokenizer, kept: np.ndarray, weighting: str, sif: float = SIF, lines: Iterable[str] | None = None
+) -> np.ndarray:
+    """(K,) the weight of each kept token id (`kept`, ascending): SIF of its Zipf probability (its place
+    among the kept), of its share of `lines` ("counts"), or 1 ("none")."""
+    _check_choice("weighting", weighting, WEIGHTINGS)
+    if weighting == "none":
+        return np.ones(len(kept))
+    if weighting == "zipf":
+        return sif_weights(zipf_probabilities(len(kept)), sif)
+    if lines is None:
+        raise InvalidValueError("weighting counts needs the lines to count")
+    probabilities = count_probabilities(tokenizer, lines)[kept]
+    return sif_weights(probabilities / probabilities.sum(), sif)
 
 
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
