@@ -56,7 +56,10 @@ def test_encode_with_the_teacher_is_its_mean_pooled_last_layer(run_cli):
         (["--dim", "0"], "--dim must be between 1 and 384; got 0"),
         (["--weighting", "idf"], "--weighting must be one of zipf, counts, none; got 'idf'"),
         (["--texts", "100"], "--texts 100 does not apply to a distillation without --train"),
-        (["--counts-corpus", "gcide"], "--counts-corpus gcide does not apply to --weighting zipf"),
+        (
+            ["--weighting", "zipf", "--counts-corpus", "gcide"],
+            "--counts-corpus gcide does not apply to --weighting zipf",
+        ),
         (["--train", "enwiki-sample", "--texts", "5"], "--texts must be >= 20; got 5"),
         (["--weighting", "none", "--sif", "0.01"], "--sif 0.01 does not apply to --weighting none"),
         (["--sif", "2"], r"--sif must be in \(0, 1\); got 2.0"),

@@ -1,6 +1,7 @@
 """`embedlab distill` and `embedlab encode`: an encoder made static, and sentence vectors from either.
 
 embedlab distill minilm --out m2v-minilm                 # 256 dims, float16, Model2Vec's folder
+embedlab distill minilm --out recipe --pooling mean --weighting zipf   # Model2Vec's own recipe
 embedlab distill minilm --out m2v-64 --dim 64 --weighting none --float32
 embedlab distill minilm --out fitted --train enwiki-sample  # then fitted to the teacher's sentence vectors
 embedlab encode m2v-minilm "the cat sat" "a dog lay" --json
@@ -32,8 +33,8 @@ def distill(
     ],
     dim: Annotated[int, typer.Option("--dim", metavar="D", help="Width after PCA: 1 to the encoder's width.")] = 256,
     pooling: Annotated[
-        str, typer.Option("--pooling", metavar="NAME", help="mean (Model2Vec's), token, or token+input.")
-    ] = "mean",
+        str, typer.Option("--pooling", metavar="NAME", help="token+input, token, or mean (Model2Vec's).")
+    ] = "token+input",
     weighting: Annotated[
         str,
         typer.Option(
@@ -41,7 +42,7 @@ def distill(
             metavar="NAME",
             help="SIF weights from counts of --counts-corpus, zipf (Model2Vec's: by token rank), or none.",
         ),
-    ] = "zipf",
+    ] = "counts",
     sif: Annotated[float, typer.Option("--sif", metavar="A", help="The SIF coefficient, in (0, 1).")] = 1e-4,
     counts_corpus: Annotated[
         str,

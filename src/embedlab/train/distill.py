@@ -3,6 +3,7 @@
 with the encoder's contextual rows; this crosses back, trading context for a lookup.
 
     model = distill("minilm", dim=256)           # -> vectors.static.StaticModel
+    distill("minilm", pooling="mean", weighting="zipf")   # Model2Vec's recipe, row for row
     model.encode(["a sentence"])                  (1, 256)
 
 The steps, each a function:
@@ -31,7 +32,9 @@ from tokenizers import Tokenizer
 
 from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError, check_int
+from embedlab.files import cache_dir
 from embedlab.models.encoder import Encoder
+from embedlab.train.resumable import kept_rows, model_key
 from embedlab.vectors.similarity import unit_rows
 from embedlab.vectors.static import StaticModel
 
@@ -40,12 +43,15 @@ UNUSED = re.compile(r"\[unused\d+\]")  # BERT's placeholder rows: never produced
 # definitions two of the instruments are made of, so no instrument's own text informs the weights)
 WEIGHTINGS = ("zipf", "counts", "none")
 COUNTS_CORPUS = "enwiki-sample"
-# how a token's three output rows become one: "mean" of the three (Model2Vec's default), the "token"'s
+# how a token's three output rows become one: "mean" of the three (Model2Vec's), the "token"'s
 # own position, or "token+input": that row and the token's input row, each at unit length, side by side
-# (2H wide before PCA). WordSim-7 on MiniLM at 256 dims: 46.4, 49.5 and 51.6 (docs/distill.md).
+# (2H wide before PCA). WordSim-7 on MiniLM at 256 dims: 46.4, 49.5 and 51.8; the defaults, token+input
+# with counts, lead Model2Vec's recipe (mean, zipf) on the reverse dictionary too (docs/distill.md).
 POOLINGS = ("mean", "token", "token+input")
+POOLING, WEIGHTING = "token+input", "counts"
 SIF = 1e-4  # Model2Vec's default coefficient a: a piece of probability a is weighted 1/2
 BATCH = 1024  # token sequences a forward pass (three positions each: small)
+OUTPUTS_CHUNK = 4096  # token outputs a kept chunk (train.resumable): about 6 MB, 8 chunks for BERT
 
 
 def token_outputs(
@@ -132,18 +138,22 @@ def check_sif(a: float) -> float:
 def distill(
     model: str = "minilm",
     dim: int = 256,
-    pooling: str = "mean",
-    weighting: str = "zipf",
+    pooling: str = POOLING,
+    weighting: str = WEIGHTING,
     sif: float = SIF,
     corpus: str = COUNTS_CORPUS,
     float16: bool = True,
     batch: int = BATCH,
     progress: Callable[[int], None] | None = None,
+    keep: bool = True,
 ) -> StaticModel:
     """An encoder (a built-in name or a BERT-family folder) -> its static model of width `dim` (at
     most the encoder's): every token's output row (token_outputs, pooled as `pooling`), PCA to `dim`,
     each row times its SIF weight (`weighting` "zipf": Model2Vec's rank proxy; "counts": the pieces'
-    shares of `corpus`, a built-in name or a text file; "none"), stored as float16 or float32."""
+    shares of `corpus`, a built-in name or a text file; "none"), stored as float16 or float32. The token
+    outputs are kept in the cache chunk by chunk (train.resumable) unless `keep` is False: a distillation
+    cut short resumes, and another of the same teacher and pooling (a new width, weighting) skips the
+    encoder."""
     _check_choice("weighting", weighting, WEIGHTINGS)
     _check_choice("pooling", pooling, POOLINGS)
     check_sif(sif)
@@ -154,7 +164,10 @@ def distill(
     size = tokenizer.get_vocab_size(with_added_tokens=True)
     tokens = [tokenizer.id_to_token(i) for i in range(size)]
     kept = np.array([i for i, t in enumerate(tokens) if not UNUSED.fullmatch(t)], dtype=np.int64)
-    outputs = token_outputs(encoder, kept, pooling, batch, progress)
+    folder = cache_dir() / "distill" / f"outputs-{model_key(encoder)}-{pooling}-{len(kept)}" if keep else None
+    width = encoder.config.dim * (2 if pooling == "token+input" else 1)
+    make = lambda start, stop: token_outputs(encoder, kept[start:stop], pooling, batch)  # noqa: E731
+    outputs = kept_rows(folder, len(kept), width, make, OUTPUTS_CHUNK, progress)
     reduced = pca(outputs, dim)
     reduced *= token_weights(tokenizer, kept, weighting, sif, lines)[:, None].astype(np.float32)
     rows = np.zeros((size, dim), dtype=np.float32)

@@ -36,8 +36,9 @@ import torch
 import torch.nn.functional as F
 
 from embedlab.errors import InvalidValueError, check_float, check_int
-from embedlab.files import atomic_writer, cache_dir
+from embedlab.files import cache_dir
 from embedlab.models.encoder import Encoder
+from embedlab.train.resumable import kept_rows, model_key
 from embedlab.vectors.similarity import unit_rows
 from embedlab.vectors.static import StaticModel
 
@@ -89,24 +90,20 @@ def teacher_targets(
     batch: int = 32,
     progress: Callable[[int], None] | None = None,
 ) -> np.ndarray:
-    """(N,) texts -> (N, H) float32: the encoder's mean-pooled sentence vectors. Chunks of CHUNK texts are
-    written to `folder` (by default a folder of the cache named by the teacher and the texts) as they are
-    made, and read back instead of recomputed, so a run cut short resumes where it stopped."""
-    folder = Path(folder) if folder is not None else cache_dir() / "distill" / _key(encoder, texts)
-    folder.mkdir(parents=True, exist_ok=True)
-    chunks = []
-    for start in range(0, len(texts), CHUNK):
-        part = list(texts[start : start + CHUNK])
-        path = folder / f"{start // CHUNK:06d}.npy"
-        kept = _read_chunk(path, len(part), encoder.config.dim)
-        if kept is None:
-            kept = np.asarray(encoder.sentence_vectors(part, batch_size=batch), dtype=np.float32)
-            with atomic_writer(path, "wb") as f:
-                np.save(f, kept)
-        chunks.append(kept)
-        if progress:
-            progress(len(part))
-    return np.concatenate(chunks) if chunks else np.zeros((0, encoder.config.dim), np.float32)
+    """(N,) texts -> (N, H) float32: the encoder's mean-pooled sentence vectors, kept CHUNK texts at a time
+    in `folder` (train.resumable; by default a folder of the cache named by the teacher and the texts),
+    so a run cut short resumes and a second run reads them back."""
+    if folder is None:
+        digest = hashlib.md5("".join(f"{t}\n" for t in texts).encode("utf-8")).hexdigest()[:16]
+        folder = cache_dir() / "distill" / f"targets-{model_key(encoder)}-{len(texts)}-{digest}"
+    return kept_rows(
+        Path(folder),
+        len(texts),
+        encoder.config.dim,
+        lambda start, stop: encoder.sentence_vectors(list(texts[start:stop]), batch_size=batch),
+        CHUNK,
+        progress,
+    )
 
 
 def fit_table(
@@ -203,24 +200,3 @@ def _mean_rows(table: torch.Tensor, pieces: list[list[int]]) -> torch.Tensor:
     flat = torch.tensor([i for p in pieces for i in p], dtype=torch.long)
     offsets = torch.tensor([0, *np.cumsum([len(p) for p in pieces[:-1]])], dtype=torch.long)
     return F.embedding_bag(flat, table, offsets, mode="mean")
-
-
-def _read_chunk(path: Path, rows: int, dim: int) -> np.ndarray | None:
-    """A kept chunk of targets, or None if missing or not whole (it is made again)."""
-    try:
-        kept = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError):
-        return None
-    ok = kept.shape == (rows, dim) and kept.dtype == np.float32 and np.isfinite(kept).all()
-    return kept if ok else None
-
-
-def _key(encoder: Encoder, texts: Sequence[str]) -> str:
-    """A name for the targets of these texts under this teacher: the md5 of all its weights and of the
-    texts (the same texts under another teacher, or other texts, never share a folder)."""
-    digest = hashlib.md5()
-    for name, tensor in sorted(encoder.state_dict().items()):
-        digest.update(name.encode() + tensor.detach().contiguous().numpy().tobytes())
-    for text in texts:
-        digest.update(text.encode("utf-8") + b"\n")
-    return f"targets-{len(texts)}-{digest.hexdigest()[:16]}"
