@@ -113,8 +113,8 @@ def test_a_corpus_that_cannot_be_read_is_refused_before_the_encoder_runs(run_cli
 
 @pytest.fixture(scope="module")
 def fitted_folder(once, wiki_text):
-    """`embedlab distill minilm --dim 64 --float32 --train <enwiki text> --texts 200 --epochs 3 --json`,
-    run once for both workers (the distillation's ~20 s of CPU again, 200 sentences through the teacher)."""
+    """distilled_folder's distillation with `--train <enwiki text> --texts 200 --epochs 3`, run once for both
+    workers (the token outputs read from the cache, 200 sentences through the teacher)."""
     import contextlib
     import io
 
@@ -124,8 +124,8 @@ def fitted_folder(once, wiki_text):
         path.mkdir()
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed), pytest.raises(SystemExit) as done:
-            main(["distill", "minilm", "--out", str(path / "m2v"), "--dim", "64", "--float32", "--train",
-                  str(wiki_text), "--texts", "200", "--epochs", "3", "--json"])  # fmt: skip
+            main(["distill", "minilm", "--out", str(path / "m2v"), "--dim", "64", "--float32", "--pooling", "mean",
+                  "--weighting", "zipf", "--train", str(wiki_text), "--texts", "200", "--epochs", "3", "--json"])  # fmt: skip
         assert done.value.code == 0
         (path / "summary.json").write_text(printed.getvalue())
 

@@ -103,7 +103,7 @@ def test_the_distilled_table(distilled, encoder):
     unused = np.array([bool(UNUSED.fullmatch(t)) for t in tokens])
     assert distilled.rows.shape == (30522, 64) and distilled.rows.dtype == np.float32
     assert unused.sum() == 994 and not distilled.rows[unused].any() and distilled.rows[~unused].any(axis=1).all()
-    assert distilled.config["removed_tokens"] == 994 and distilled.config["weighting"] == "counts"
+    assert distilled.config["removed_tokens"] == 994 and distilled.config["weighting"] == "zipf"
     assert distilled.tokenize(["the cat"]) == [[1996, 4937]]  # no [CLS] / [SEP]: the post-processor is gone
 
 

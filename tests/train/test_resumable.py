@@ -48,9 +48,9 @@ def test_the_distillations_token_outputs_are_kept_in_the_cache(distilled_folder)
     encoder = Encoder.load("minilm")
     tokens = [encoder.tokenizer.id_to_token(i) for i in range(encoder.tokenizer.get_vocab_size())]
     kept = np.array([i for i, t in enumerate(tokens) if not UNUSED.fullmatch(t)])
-    folder = cache_dir() / "distill" / f"outputs-{model_key(encoder)}-token+input-{len(kept)}"  # the fixture's
+    folder = cache_dir() / "distill" / f"outputs-{model_key(encoder)}-mean-{len(kept)}"  # the fixture's distill
     assert sorted(p.name for p in folder.iterdir()) == [f"{i:06d}.npy" for i in range(8)]  # 29,528 / 4,096
     last = np.load(folder / "000007.npy")
-    assert last.shape == (len(kept) - 7 * 4096, 768)  # the token's output beside its input row
+    assert last.shape == (len(kept) - 7 * 4096, 384)
     # another batching of the same sequences: float32 rounding of the same sums
-    np.testing.assert_allclose(last[-5:], token_outputs(encoder, kept[-5:], "token+input"), atol=1e-5)
+    np.testing.assert_allclose(last[-5:], token_outputs(encoder, kept[-5:], "mean"), atol=1e-5)

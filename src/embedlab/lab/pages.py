@@ -18,6 +18,7 @@ PAGES: dict[str, str] = {  # name -> the nav's title
     "gradients": "Sparse gradients",
     "attention": "Attention bridge",
     "context": "Static vs contextual",
+    "distill": "Static from contextual",
     "arena": "Strategy arena",
     "projector": "Projector",
     "advise": "Advise",

@@ -160,25 +160,45 @@ def distill(
     lines = open_corpus(corpus) if weighting == "counts" else None  # a bad corpus is refused before the work
     encoder = Encoder.load(model)
     check_int("dim", dim, low=1, high=encoder.config.dim)
-    tokenizer = encoder.tokenizer
-    size = tokenizer.get_vocab_size(with_added_tokens=True)
-    tokens = [tokenizer.id_to_token(i) for i in range(size)]
+    kept, outputs = vocabulary_outputs(encoder, pooling, batch, progress, keep)
+    reduced = pca(outputs, dim)
+    reduced *= token_weights(encoder.tokenizer, kept, weighting, sif, lines)[:, None].astype(np.float32)
+    config = {"teacher": str(model), "pooling": pooling, "apply_pca": dim, "weighting": weighting,
+              "sif_coefficient": sif if weighting != "none" else None}  # fmt: skip
+    if weighting == "counts":
+        config["counts_corpus"] = str(corpus)
+    static = static_model(encoder, kept, reduced, config)
+    return StaticModel(static.tokenizer, static.rows.astype(np.float16), True, static.config) if float16 else static
+
+
+def vocabulary_outputs(
+    encoder: Encoder,
+    pooling: str = POOLING,
+    batch: int = BATCH,
+    progress: Callable[[int], None] | None = None,
+    keep: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(kept token ids (K,), their outputs (K, H) or (K, 2H)): every token of the encoder's vocabulary but
+    [unusedN] through token_outputs, kept in the cache chunk by chunk when `keep` (train.resumable)."""
+    _check_choice("pooling", pooling, POOLINGS)
+    tokens = [encoder.tokenizer.id_to_token(i) for i in range(encoder.tokenizer.get_vocab_size(with_added_tokens=True))]
     kept = np.array([i for i, t in enumerate(tokens) if not UNUSED.fullmatch(t)], dtype=np.int64)
     folder = cache_dir() / "distill" / f"outputs-{model_key(encoder)}-{pooling}-{len(kept)}" if keep else None
     width = encoder.config.dim * (2 if pooling == "token+input" else 1)
     make = lambda start, stop: token_outputs(encoder, kept[start:stop], pooling, batch)  # noqa: E731
-    outputs = kept_rows(folder, len(kept), width, make, OUTPUTS_CHUNK, progress)
-    reduced = pca(outputs, dim)
-    reduced *= token_weights(tokenizer, kept, weighting, sif, lines)[:, None].astype(np.float32)
-    rows = np.zeros((size, dim), dtype=np.float32)
-    rows[kept] = reduced
-    tokenizer = Tokenizer.from_str(tokenizer.to_str())  # a copy without the post-processor: a text's pieces
-    tokenizer.post_processor = None  # are its own, never [CLS] and [SEP], in sentence-transformers too
-    config = {"teacher": str(model), "pooling": pooling, "apply_pca": dim, "weighting": weighting,
-              "sif_coefficient": sif if weighting != "none" else None, "removed_tokens": size - len(kept)}  # fmt: skip
-    if weighting == "counts":
-        config["counts_corpus"] = str(corpus)
-    return StaticModel(tokenizer, rows.astype(np.float16) if float16 else rows, normalize=True, config=config)
+    return kept, kept_rows(folder, len(kept), width, make, OUTPUTS_CHUNK, progress)
+
+
+def static_model(encoder: Encoder, kept: np.ndarray, rows: np.ndarray, config: dict) -> StaticModel:
+    """A float32 StaticModel over the encoder's whole vocabulary: `rows` (K, D) at the `kept` ids, zero
+    rows elsewhere, and a copy of its tokenizer without the post-processor (a text's pieces are its
+    own, never [CLS] and [SEP], in sentence-transformers too)."""
+    size = encoder.tokenizer.get_vocab_size(with_added_tokens=True)
+    table = np.zeros((size, rows.shape[1]), dtype=np.float32)
+    table[kept] = rows
+    tokenizer = Tokenizer.from_str(encoder.tokenizer.to_str())
+    tokenizer.post_processor = None
+    return StaticModel(tokenizer, table, normalize=True, config={**config, "removed_tokens": size - len(kept)})
 
 
 def token_weights(
