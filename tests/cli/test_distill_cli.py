@@ -125,7 +125,8 @@ def fitted_folder(once, wiki_text):
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed), pytest.raises(SystemExit) as done:
             main(["distill", "minilm", "--out", str(path / "m2v"), "--dim", "64", "--float32", "--pooling", "mean",
-                  "--weighting", "zipf", "--train", str(wiki_text), "--texts", "200", "--epochs", "3", "--json"])  # fmt: skip
+                  "--weighting", "zipf", "--train", str(wiki_text), "--texts", "200", "--epochs", "3",
+                  "--json"])  # fmt: skip
         assert done.value.code == 0
         (path / "summary.json").write_text(printed.getvalue())
 
