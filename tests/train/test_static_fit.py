@@ -71,9 +71,9 @@ def hidden_teacher():
 def test_the_fit_learns_a_hidden_tables_geometry(hidden_teacher):
     student, texts, targets = hidden_teacher
     seen = []
-    fitted, report = fit_table(student, texts, targets, epochs=30, lr=0.05, progress=seen.append)
+    fitted, report = fit_table(student, texts, targets, epochs=30, lr=0.05, patience=30, progress=seen.append)
     # measured: the map alone 0.40, the fit 0.997 (600 texts)
-    assert report.texts == 400 and report.held_out == 400 // HELD_OUT and report.epochs == 30
+    assert report.texts == 400 and report.held_out == 400 // HELD_OUT and report.epochs == report.ran == 30
     assert sum(seen) == 30 * (400 - 40)  # every training text in every epoch
     # the linear map alone leaves random rows far from the hidden geometry; the fit brings the held-out
     # cosine close to what 16 of 32 principal axes allow
@@ -95,3 +95,10 @@ def test_the_fit_refuses_what_it_cannot_use(hidden_teacher):
         fit_table(student, texts, targets[:, :8])
     with pytest.raises(InvalidValueError, match="epochs must be"):
         fit_table(student, texts, targets, epochs=0)
+
+
+def test_the_fit_stops_when_the_held_out_cosine_stops_rising(hidden_teacher):
+    student, texts, targets = hidden_teacher
+    noise = np.random.default_rng(1).normal(size=targets.shape)  # targets nothing predicts: the fit learns
+    _, report = fit_table(student, texts, noise, epochs=30, lr=0.05, patience=2)  # the training texts by heart
+    assert report.ran == report.epoch + 2 < 30  # two epochs past the best, then stopped
