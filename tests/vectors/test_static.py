@@ -211,3 +211,16 @@ def test_bad_rows_are_refused_before_anything_is_written(model, tmp_path):
         StaticModel(model.tokenizer, model.rows.astype(np.float64))
     with pytest.raises(InvalidValueError, match="texts must be strings"):
         model.encode([1, 2])
+
+
+def test_a_folder_reads_as_a_table_for_the_vector_queries(model, tmp_path):
+    from embedlab.vectors.subword import load
+
+    folder = model.save(tmp_path / "m2v")
+    table = load(folder)  # what `embedlab neighbors`, `compare` and the projector open
+    vocab = model.tokenizer.get_vocab(with_added_tokens=True)
+    assert len(table) == len(model.rows) and table.index_to_key[vocab["cat"]] == "cat"
+    np.testing.assert_array_equal(table[["cat", "dog"]], model.rows[[vocab["cat"], vocab["dog"]]].astype(np.float32))
+    unit = model.rows / np.maximum(np.linalg.norm(model.rows, axis=1, keepdims=True), 1e-12)
+    expected = [t for t in np.argsort(-(unit @ unit[vocab["cat"]])) if t != vocab["cat"]][:3]
+    assert [k for k, _ in table.most_similar("cat", topn=3)] == [table.index_to_key[t] for t in expected]

@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 from tokenizers import Tokenizer
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, OutputExistsError, check_int, plain
@@ -65,6 +63,8 @@ class StaticModel:
         if self.max_length is not None:
             check_int("max_length", self.max_length, low=1)
         self._unknown = _unknown_id(self.tokenizer)
+        import torch  # here, not at the top: vectors.io.hf imports this module for every model folder it reads
+
         self._table = torch.from_numpy(np.asarray(self.rows, dtype=np.float32))  # float16 rows: one float32 copy
 
     @property
@@ -93,7 +93,10 @@ class StaticModel:
             offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])  # where each text's pieces start
             # torch's bag of rows: each text's mean in float32 without gathering its rows first; an
             # empty bag is the zero vector
-            bags = F.embedding_bag(torch.from_numpy(flat), self._table, torch.from_numpy(offsets), mode="mean")
+            import torch
+
+            flat_t, offsets_t = torch.from_numpy(flat), torch.from_numpy(offsets)
+            bags = torch.nn.functional.embedding_bag(flat_t, self._table, offsets_t, mode="mean")
             out[start : start + len(ids)] = bags.numpy()
         return unit_rows(out) if self.normalize else out
 
