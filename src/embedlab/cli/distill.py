@@ -85,7 +85,7 @@ def distill(
         refuse_inapplicable(f"--weighting {weighting}", ["counts_corpus"], "nothing is counted")
     if train is None:
         refuse_inapplicable("a distillation without --train", ["texts", "epochs"], "nothing is fitted")
-    check_int("--texts", texts, low=2 * 10)
+    check_int("--texts", texts, low=20)  # the fit holds out every 10th text: 2 held out at least
     check_int("--epochs", epochs, low=1)
     # refused before the encoder runs (half a minute), as StaticModel.save would refuse them after it
     if folder.exists() and not folder.is_dir():

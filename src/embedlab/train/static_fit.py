@@ -8,7 +8,6 @@ mean points where the teacher's mean-pooled vector points:
     targets = teacher_targets(encoder, texts)           (N, H): the teacher's sentence vectors, kept on
                                                         disk chunk by chunk (a killed run resumes)
     fitted, report = fit_table(static, texts, targets)  the rows trained; the held-out cosine before and after
-    fitted, report = fit_to_teacher(static, "minilm", "enwiki-sample")   the three in one
 
 The fit, in its order:
 1. the targets are centred and reduced by PCA to the table's width D (their own top axes), then
@@ -176,23 +175,6 @@ def fit_table(
     config = {**static.config, "fitted_on": len(texts), "fit_epochs": best_epoch}
     report = FitReport(len(used), int(held.sum()), start, best, best_epoch, epoch, epochs)
     return StaticModel(static.tokenizer, out, normalize=static.normalize, config=config), report
-
-
-def fit_to_teacher(
-    static: StaticModel,
-    teacher: str,
-    corpus: str,
-    *,
-    texts: int = TEXTS,
-    epochs: int = EPOCHS,
-    targets_progress: Callable[[int], None] | None = None,
-    fit_progress: Callable[[int], None] | None = None,
-) -> tuple[StaticModel, FitReport]:
-    """`static` fitted to `teacher` (a built-in name or a BERT folder) on `texts` sentences of `corpus`:
-    training_texts, teacher_targets (kept in the cache), fit_table."""
-    chosen = training_texts(corpus, texts)
-    targets = teacher_targets(Encoder.load(teacher), chosen, progress=targets_progress)
-    return fit_table(static, chosen, targets, epochs=epochs, progress=fit_progress)
 
 
 def _reduced(targets: np.ndarray, dim: int) -> np.ndarray:
