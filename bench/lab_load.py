@@ -116,6 +116,8 @@ CALLS = [
     Call("GET /api/gradients/updates", {"table": RUN}),
     Call("GET /api/attention", {"text": "the cat sat on the mat because it was tired", "head": 3}),
     Call("GET /api/context"),
+    Call("GET /api/distill"),
+    Call("GET /api/distill/steps"),  # measured in the warm-up, then kept
     Call("GET /api/arena"),
     Call("GET /api/projector/info", {"table": TABLE}),
     Call("GET /api/projector/keys", {"table": TABLE}),

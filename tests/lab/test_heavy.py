@@ -28,6 +28,8 @@ HEAVY_PATHS = {
     "/api/patches/patch",
     "/api/patches/variance",
     "/api/subwords/unseen",
+    "/api/distill",  # the teacher on up to 8 sentences
+    "/api/distill/steps",  # measured once (half a minute) and kept: queued behind the other heavy answers
 }
 # what is computed once per setting and kept, queued only while it computes: a σ sweep (seconds),
 # karate's node table trained and scored at six points (~40 ms), a table comparison (and the

@@ -17,6 +17,7 @@ RecipeDep        the ?recipe= recipe with its pipeline (bert: MiniLM's own; the 
 EncoderDep       MiniLM's whole encoder (every layer), shared by the attention and context pages
 BridgeDep        MiniLM's attention bridge, any layer and head
 ContextDep       MiniLM's encoder with its static token table, for the static vs contextual page
+DistillStepsDep  MiniLM distilled stage by stage, for the static from contextual page
 LadderDep        the ?corpus= corpus's subword vocabularies, trained on first use
 SubwordTableDep  the same corpus's vocabulary-size table, measured once per app
 SubwordFolderDep where the subword vocabularies are kept
@@ -53,6 +54,7 @@ from embedlab.models.encoder import Encoder
 from embedlab.models.pipeline import Pipeline
 from embedlab.sims.arena import ArenaLab
 from embedlab.sims.attention import AttentionBridge
+from embedlab.sims.distill import DistillSteps
 from embedlab.sims.gradients import has_update_counts
 from embedlab.sims.limits import MAX_SEED, MAX_TOKEN
 from embedlab.sims.projector import Projector
@@ -158,6 +160,14 @@ def get_context(lab: LabDep, encoder: EncoderDep) -> ContextModel:
 
 
 ContextDep = Annotated[ContextModel, Depends(get_context)]
+
+
+def get_distill_steps(lab: LabDep, encoder: EncoderDep) -> DistillSteps:
+    """MiniLM distilled stage by stage, built on first use (its token outputs kept in the cache)."""
+    return lab.service(f"distill:{MODEL}", partial(DistillSteps.build, encoder))
+
+
+DistillStepsDep = Annotated[DistillSteps, Depends(get_distill_steps)]
 
 
 def get_subword_folder(lab: LabDep) -> Path:

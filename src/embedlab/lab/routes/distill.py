@@ -3,15 +3,14 @@ and each stage of the distillation measured (embedlab.sims.distill)."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 
-from embedlab.lab.deps import HEAVY, EncoderDep, LabDep, one_of
+from embedlab.lab.deps import HEAVY, DistillStepsDep, EncoderDep, one_of
 from embedlab.lab.schemas import answer_model
 from embedlab.sims import distill as sims
-from embedlab.sims.distill import MAX_TEXT, MAX_TEXTS, MIN_TEXTS, STEPS, DistillAnswer, DistillSteps, StepFigures
+from embedlab.sims.distill import MAX_TEXT, MAX_TEXTS, MIN_TEXTS, STEPS, DistillAnswer, StepFigures
 
 router = APIRouter(prefix="/api/distill", tags=["distill"])
 
@@ -19,18 +18,10 @@ EXAMPLE = ["a dog chased the ball across the park", "the puppy ran after a throw
            "interest rates rose again this quarter", "the central bank lifted its lending rate"]  # fmt: skip
 
 
-def get_steps(lab: LabDep, encoder: EncoderDep) -> DistillSteps:
-    """The four stages, built on first use (the encoder's pass over the vocabulary is kept in the cache)."""
-    return lab.service("distill:minilm", partial(DistillSteps.build, encoder))
-
-
-StepsDep = Annotated[DistillSteps, Depends(get_steps)]
-
-
 @router.get("", response_model=answer_model(DistillAnswer), dependencies=[HEAVY])
 def compare(
     encoder: EncoderDep,
-    steps: StepsDep,
+    steps: DistillStepsDep,
     text: Annotated[list[str], Query(description=f"{MIN_TEXTS} to {MAX_TEXTS} sentences")] = EXAMPLE,
     step: Annotated[str, one_of(STEPS)] = "weights",
 ) -> DistillAnswer:
@@ -41,7 +32,7 @@ def compare(
 
 
 @router.get("/steps", response_model=answer_model(StepFigures), dependencies=[HEAVY])
-def figures(steps: StepsDep) -> StepFigures:
+def figures(steps: DistillStepsDep) -> StepFigures:
     """Each stage on WordSim-7 (Spearman × 100) and the gcide reverse dictionary (recall@10 × 100),
     with 95% bootstrap intervals: measured on first use (about half a minute), then kept."""
     return steps.figures()
