@@ -128,10 +128,11 @@ def lab_cache(once):
 
 @pytest.fixture(scope="session")
 def distilled_folder(once):
-    """`embedlab distill minilm --dim 64 --float32 --pooling mean --weighting zipf --json` (Model2Vec's
-    recipe) run once for both workers: the folder, its JSON summary beside it as summary.json. Every
-    token goes through MiniLM (~20 s of CPU) unless the cache holds the outputs (train.resumable);
-    the other distillations of the suite (the fit's, the lab's) use the same pooling and read them."""
+    """`embedlab distill minilm --dim 64 --float32 --pooling mean --weighting zipf --add-words 200 --json`
+    (Model2Vec's recipe, plus enwiki-sample's 200 commonest words that MiniLM splits) run once for both
+    workers: the folder, its JSON summary beside it as summary.json. Every token goes through MiniLM
+    (~20 s of CPU) unless the cache holds the outputs (train.resumable); the other distillations of the
+    suite (the fit's, the lab's) use the same pooling and read them."""
     import contextlib
     import io
 
@@ -142,7 +143,7 @@ def distilled_folder(once):
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed), pytest.raises(SystemExit) as done:
             main(["distill", "minilm", "--out", str(path / "m2v"), "--dim", "64", "--float32", "--pooling", "mean",
-                  "--weighting", "zipf", "--json"])  # fmt: skip
+                  "--weighting", "zipf", "--add-words", "200", "--json"])  # fmt: skip
         assert done.value.code == 0
         (path / "summary.json").write_text(printed.getvalue())
 

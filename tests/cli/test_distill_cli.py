@@ -17,10 +17,12 @@ TEXTS = ["the cat sat on the mat", "a dog lay on the rug", "stock markets fell"]
 def test_distill_writes_a_folder_that_encode_reads(distilled_folder, run_cli):
     folder = distilled_folder / "m2v"
     summary = json.loads((distilled_folder / "summary.json").read_text())  # what --json printed
-    assert summary["rows"] == 30522 and summary["dim"] == 64 and summary["dtype"] == "float32"
-    assert summary["bytes"] == sum(p.stat().st_size for p in folder.iterdir()) > 30522 * 64 * 4
+    rows = 30522 - 994 + 200  # the teacher's tokens less [unusedN], and --add-words 200
+    assert summary["rows"] == rows and summary["dim"] == 64 and summary["dtype"] == "float32"
+    assert summary["added_words"] == 200 and summary["words_from"] == "enwiki-sample"
+    assert summary["bytes"] == sum(p.stat().st_size for p in folder.iterdir()) > rows * 64 * 4
     model = StaticModel.load(folder)
-    assert model.rows.shape == (30522, 64) and model.rows.dtype == np.float32 and model.normalize
+    assert model.rows.shape == (rows, 64) and model.rows.dtype == np.float32 and model.normalize
     status, out, err = run_cli("encode", str(folder), *TEXTS, "--json")
     assert status == 0 and err == ""
     data = json.loads(out)
@@ -64,6 +66,8 @@ def test_encode_with_the_teacher_is_its_mean_pooled_last_layer(run_cli):
         (["--weighting", "none", "--sif", "0.01"], "--sif 0.01 does not apply to --weighting none"),
         (["--sif", "2"], r"--sif must be in \(0, 1\); got 2.0"),
         (["--pooling", "max"], r"--pooling must be one of mean, token, token\+input; got 'max'"),
+        (["--add-words", "-1"], "--add-words must be >= 0; got -1"),
+        (["--words-from", "gcide"], "--words-from gcide does not apply to a distillation without --add-words"),
     ],
     ids=[
         "dim too wide",
@@ -75,6 +79,8 @@ def test_encode_with_the_teacher_is_its_mean_pooled_last_layer(run_cli):
         "sif without weights",
         "sif out of range",
         "unknown pooling",
+        "negative word count",
+        "words from without words",
     ],  # fmt: skip
 )
 def test_bad_options_are_one_line_and_write_nothing(run_cli, tmp_path, args, message):
@@ -97,7 +103,9 @@ def test_an_existing_folder_needs_force_and_a_bad_model_is_named(run_cli, distil
     assert status == 2 and "nothing" in err
 
 
-@pytest.mark.parametrize("option", [["--train"], ["--weighting", "counts", "--counts-corpus"]])
+@pytest.mark.parametrize(
+    "option", [["--train"], ["--weighting", "counts", "--counts-corpus"], ["--add-words", "10", "--words-from"]]
+)
 def test_a_corpus_that_cannot_be_read_is_refused_before_the_encoder_runs(run_cli, tmp_path, option):
     (tmp_path / "empty.txt").write_text("")
     (tmp_path / "binary.txt").write_bytes(bytes(range(256)) * 4)
@@ -125,8 +133,8 @@ def fitted_folder(once, wiki_text):
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed), pytest.raises(SystemExit) as done:
             main(["distill", "minilm", "--out", str(path / "m2v"), "--dim", "64", "--float32", "--pooling", "mean",
-                  "--weighting", "zipf", "--train", str(wiki_text), "--texts", "200", "--epochs", "3",
-                  "--json"])  # fmt: skip
+                  "--weighting", "zipf", "--add-words", "200", "--train", str(wiki_text), "--texts", "200",
+                  "--epochs", "3", "--json"])  # fmt: skip
         assert done.value.code == 0
         (path / "summary.json").write_text(printed.getvalue())
 
@@ -142,7 +150,7 @@ def test_train_fits_the_rows_and_says_how_well(fitted_folder, distilled_folder):
     assert -1 <= fit["start"] <= fit["best"] <= 1  # the kept epoch is never worse than the map alone
     fitted, plain = StaticModel.load(fitted_folder / "m2v"), StaticModel.load(distilled_folder / "m2v")
     assert fitted.config["fit"] == fit and fitted.rows.shape == plain.rows.shape
-    assert not np.allclose(fitted.rows, plain.rows)  # the map moved every row that is not zero
-    assert not fitted.rows[~plain.rows.any(axis=1)].any()  # [unusedN] rows stay zero: nothing maps them
+    moved = ~np.isclose(fitted.rows, plain.rows, atol=1e-6).all(axis=1)
+    assert moved.all()  # the map moves every row, the added words' too (the last 200)
     theirs = Model2Vec.from_pretrained(str(fitted_folder / "m2v")).encode(TEXTS)
     np.testing.assert_allclose(fitted.encode(TEXTS), theirs, atol=1e-6)  # the format is unchanged

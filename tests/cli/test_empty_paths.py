@@ -29,6 +29,7 @@ EMPTY_PATHS = {
     "lab --vectors": ["lab", "--vectors", ""],
     "distill MODEL": ["distill", "", "--out", "m"],
     "distill --out": ["distill", "minilm", "--out", ""],
+    "distill --words-from": ["distill", "minilm", "--out", "m", "--add-words", "5", "--words-from", ""],
     "encode MODEL": ["encode", "", "the cat"],
 }
 

@@ -3,6 +3,7 @@ PCA, sentence-transformers for the saved model's sentence vectors, and the seven
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import numpy as np
@@ -12,15 +13,16 @@ import torch
 from embedlab.errors import InvalidValueError
 from embedlab.models.encoder import Encoder
 from embedlab.train.distill import (
-    UNUSED,
     count_probabilities,
     distill,
     pca,
     sif_weights,
     token_outputs,
     token_weights,
+    word_outputs,
     zipf_probabilities,
 )
+from embedlab.train.distill_vocabulary import UNUSED, Vocabulary, frequent_words
 from embedlab.vectors.instruments import wordsim7
 from embedlab.vectors.static import StaticModel
 
@@ -80,13 +82,12 @@ def test_sif_and_zipf_weights():
 
 def test_zipf_ranks_the_kept_tokens_and_counts_count_pieces(encoder):
     tokenizer = encoder.tokenizer
-    tokens = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size())]
-    kept = np.array([i for i, t in enumerate(tokens) if not UNUSED.fullmatch(t)])
-    zipf = token_weights(tokenizer, kept, "zipf")
-    # "," is id 1010, the 17th kept token once the 994 [unusedN] rows are out (Model2Vec's ranking): had
-    # they kept their places, "," would rank 1,011th and weigh as a rare piece does
-    comma = int(np.searchsorted(kept, tokenizer.token_to_id(",")))
-    assert comma == 16 and zipf[comma] == pytest.approx(1e-4 / (1e-4 + zipf_probabilities(len(kept))[16]))
+    static = Vocabulary.of(tokenizer).tokenizer  # the 994 [unusedN] out, the rest renumbered
+    zipf = token_weights(static, "zipf")
+    # "," is the teacher's id 1010, the static model's 16 (Model2Vec's ranking): had the [unusedN] rows
+    # kept their places, "," would rank 1,011th and weigh as a rare piece does
+    comma = static.token_to_id(",")
+    assert comma == 16 and zipf[comma] == pytest.approx(1e-4 / (1e-4 + zipf_probabilities(29528)[16]))
     assert zipf[comma] < 0.1 < zipf[-1]  # punctuation weighs little, the last pieces nearly 1
     lines = ["the cat, the dog.", "unbelievable cats"]
     counted = Counter(i for line in lines for i in tokenizer.encode(line, add_special_tokens=False).ids)
@@ -95,16 +96,77 @@ def test_zipf_ranks_the_kept_tokens_and_counts_count_pieces(encoder):
     for i in (tokenizer.token_to_id("the"), tokenizer.token_to_id("##able"), 5000):
         assert p[i] == pytest.approx((counted[i] + 1) / (sum(counted.values()) + size))
     assert p.sum() == pytest.approx(1.0)
-    np.testing.assert_array_equal(token_weights(tokenizer, kept, "none"), np.ones(len(kept)))
+    np.testing.assert_array_equal(token_weights(static, "none"), np.ones(29528))
+    # "counts" counts the static tokenizer's own pieces: 8, "the" twice, smoothed over its 29,528 tokens
+    counted = token_weights(static, "counts", lines=lines)
+    assert counted[static.token_to_id("the")] == pytest.approx(1e-4 / (1e-4 + (2 + 1) / (8 + 29528)))
 
 
-def test_the_distilled_table(distilled, encoder):
+def test_the_distilled_table(distilled, distilled_folder, encoder):
+    summary = json.loads((distilled_folder / "summary.json").read_text())
     tokens = [encoder.tokenizer.id_to_token(i) for i in range(encoder.tokenizer.get_vocab_size())]
-    unused = np.array([bool(UNUSED.fullmatch(t)) for t in tokens])
-    assert distilled.rows.shape == (30522, 64) and distilled.rows.dtype == np.float32
-    assert unused.sum() == 994 and not distilled.rows[unused].any() and distilled.rows[~unused].any(axis=1).all()
-    assert distilled.config["removed_tokens"] == 994 and distilled.config["weighting"] == "zipf"
-    assert distilled.tokenize(["the cat"]) == [[1996, 4937]]  # no [CLS] / [SEP]: the post-processor is gone
+    assert sum(bool(UNUSED.fullmatch(t)) for t in tokens) == 994 == distilled.config["removed_tokens"]
+    words = summary["added_words"]
+    assert words == 200  # the fixture's --add-words 200: enwiki-sample has thousands
+    assert distilled.rows.shape == (30522 - 994 + words, 64) and distilled.rows.dtype == np.float32
+    assert distilled.rows.any(axis=1).all() and distilled.config["weighting"] == "zipf"
+    # no [CLS] / [SEP] (the post-processor is gone); the teacher's ids 1996 and 4937 less the 994 below them
+    assert distilled.tokenize(["the cat"]) == [[1002, 3943]]
+    # a word of enwiki-sample the teacher splits ("al ##kali") is one row, after every kept token
+    assert encoder.tokenizer.encode("alkali", add_special_tokens=False).tokens == ["al", "##kali"]
+    assert distilled.tokenize(["Alkali"])[0][0] >= 29528 and len(distilled.tokenize(["Alkali"])[0]) == 1
+
+
+def test_the_vocabulary_drops_placeholders_and_adds_whole_words(encoder):
+    teacher = encoder.tokenizer
+    given = ["Alkali", "schopenhauer", "the", "New York", "alkali", "\u2603", "Café"]
+    vocabulary = Vocabulary.of(teacher, given)
+    # "the" is a token, "New York" two words, "alkali" given twice, ☃ the teacher's [UNK], "café" is "cafe"
+    assert vocabulary.words == ("alkali", "schopenhauer") and vocabulary.skipped == 5
+    assert vocabulary.size == 29528 + 2 == vocabulary.tokenizer.get_vocab_size() and vocabulary.removed == 994
+    static = vocabulary.tokenizer
+    text = "Schopenhauer's alkali-salts, unbelievably [MASK] 1987"
+    theirs = teacher.encode(text, add_special_tokens=False).tokens
+    ours = static.encode(text).tokens  # no post-processor: add_special_tokens changes nothing
+    assert theirs[:4] == ["sc", "##hope", "##nh", "##auer"] and theirs[6:8] == ["al", "##kali"]
+    assert ours == ["schopenhauer", *theirs[4:6], "alkali", *theirs[8:]]  # the added words win, whole
+    for token in theirs[4:6] + theirs[8:]:  # every other token keeps its row, in the teacher's order
+        assert static.token_to_id(token) == int(np.searchsorted(vocabulary.kept, teacher.token_to_id(token)))
+    assert [static.token_to_id(t) for t in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")] == [0, 1, 2, 3, 4]
+    assert static.encode("alkali alkali").ids == [29528, 29528] and static.padding is None
+
+
+def test_frequent_words_are_the_corpus_words_the_teacher_splits(encoder):
+    lines = ["Alkali alkali, the cat.", "Schopenhauer and the ALKALI of 1987", "naïve Huxley"]
+    # cat, the, of, and are tokens; 1987 is no word; naïve is "naive" once normalised, a token too
+    assert frequent_words(encoder.tokenizer, lines, 10) == ["alkali", "schopenhauer", "huxley"]
+    assert frequent_words(encoder.tokenizer, lines, 1) == ["alkali"]
+    listed = ["tarkovsky", "agassi", "schopenhauer"]  # a word list, one a line: each once, kept in order
+    assert frequent_words(encoder.tokenizer, listed, 5) == listed
+    with pytest.raises(InvalidValueError, match="count must be"):
+        frequent_words(encoder.tokenizer, lines, -1)
+
+
+@pytest.mark.parametrize("pooling", ["mean", "token", "token+input"])
+def test_word_outputs_pool_the_pieces_as_berts_outputs(encoder, bert_oracle, pooling):
+    words = ["alkali", "cat", "schopenhauer", "unbelievableness"]  # 2, 1, 4 and 3 pieces: padded batches
+    ours = word_outputs(encoder, words, pooling, batch=3)
+    for word, row in zip(words, ours, strict=True):
+        ids = encoder.tokenizer.encode(word).ids  # [CLS] pieces [SEP]
+        with torch.no_grad():
+            last = bert_oracle(input_ids=torch.tensor([ids])).last_hidden_state[0].numpy()
+        if pooling == "mean":  # Model2Vec's: every position, [CLS] and [SEP] too
+            np.testing.assert_allclose(row, last.mean(axis=0), atol=1e-5)
+            continue
+        own = last[1:-1].mean(axis=0)  # the word's pieces only
+        if pooling == "token":
+            np.testing.assert_allclose(row, own, atol=1e-5)
+            continue
+        inputs = bert_oracle.embeddings.word_embeddings.weight.detach().numpy()[ids[1:-1]].mean(axis=0)
+        np.testing.assert_allclose(row[:384], own / np.linalg.norm(own), atol=1e-5)
+        np.testing.assert_allclose(row[384:], inputs / np.linalg.norm(inputs), atol=1e-6)
+    # a word of one piece is its token's row (the padding of a batch changes only float32 rounding)
+    np.testing.assert_allclose(ours[1], token_outputs(encoder, np.array([4937]), pooling)[0], atol=1e-5)
 
 
 def test_the_saved_model_is_what_sentence_transformers_encodes(distilled, tmp_path):

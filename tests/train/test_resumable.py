@@ -8,7 +8,8 @@ import torch
 
 from embedlab.files import cache_dir
 from embedlab.models.encoder import Encoder
-from embedlab.train.distill import UNUSED, token_outputs
+from embedlab.train.distill import token_outputs
+from embedlab.train.distill_vocabulary import Vocabulary
 from embedlab.train.resumable import kept_rows, model_key
 
 
@@ -46,8 +47,7 @@ def test_a_models_key_follows_every_weight():
 
 def test_the_distillations_token_outputs_are_kept_in_the_cache(distilled_folder):
     encoder = Encoder.load("minilm")
-    tokens = [encoder.tokenizer.id_to_token(i) for i in range(encoder.tokenizer.get_vocab_size())]
-    kept = np.array([i for i, t in enumerate(tokens) if not UNUSED.fullmatch(t)])
+    kept = Vocabulary.of(encoder.tokenizer).kept
     folder = cache_dir() / "distill" / f"outputs-{model_key(encoder)}-mean-{len(kept)}"  # the fixture's distill
     assert sorted(p.name for p in folder.iterdir()) == [f"{i:06d}.npy" for i in range(8)]  # 29,528 / 4,096
     last = np.load(folder / "000007.npy")

@@ -4,6 +4,7 @@ embedlab distill minilm --out m2v-minilm                 # 256 dims, float16, Mo
 embedlab distill minilm --out recipe --pooling mean --weighting zipf   # Model2Vec's own recipe
 embedlab distill minilm --out m2v-64 --dim 64 --weighting none --float32
 embedlab distill minilm --out fitted --train enwiki-sample  # then fitted to the teacher's sentence vectors
+embedlab distill minilm --out words --add-words 5000     # enwiki-sample's commonest split words, whole
 embedlab encode m2v-minilm "the cat sat" "a dog lay" --json
 embedlab encode minilm "the cat sat" "a dog lay"        # the teacher itself, for comparison
 """
@@ -50,6 +51,21 @@ def distill(
             "--counts-corpus", parser=path_text, metavar="CORPUS", help="What --weighting counts reads: a name or file."
         ),
     ] = "enwiki-sample",
+    add_words: Annotated[
+        int,
+        typer.Option(
+            "--add-words", metavar="N", help="Add the N commonest words of --words-from that MODEL splits, whole."
+        ),
+    ] = 0,
+    words_from: Annotated[
+        str,
+        typer.Option(
+            "--words-from",
+            parser=path_text,
+            metavar="CORPUS",
+            help="Where --add-words counts words: a name or a file (a word list keeps its order).",
+        ),
+    ] = "enwiki-sample",
     train: Annotated[
         str | None,
         typer.Option(
@@ -72,8 +88,10 @@ def distill(
     Every token of MODEL's vocabulary goes through the encoder alone; the outputs are reduced by PCA
     to --dim and weighted by SIF, and saved as Model2Vec's folder (model2vec and sentence-transformers
     load it). A sentence is then the mean of its pieces' rows: no attention, a lookup and a sum.
-    With --train, the teacher then reads --texts sentences of a corpus (kept in the cache: a run cut
-    short resumes) and the rows are fitted to its sentence vectors.
+    With --add-words, the commonest words of a corpus that MODEL reads as several pieces join the
+    vocabulary whole, each row the encoder's output over all of its pieces. With --train, the teacher
+    then reads --texts sentences of a corpus (kept in the cache: a run cut short resumes) and the rows
+    are fitted to its sentence vectors.
     """
     from embedlab.errors import InvalidValueError, check_int
     from embedlab.train.distill import distill as run
@@ -85,6 +103,9 @@ def distill(
         refuse_inapplicable(f"--weighting {weighting}", ["counts_corpus"], "nothing is counted")
     if train is None:
         refuse_inapplicable("a distillation without --train", ["texts", "epochs"], "nothing is fitted")
+    check_int("--add-words", add_words, low=0)
+    if add_words == 0:
+        refuse_inapplicable("a distillation without --add-words", ["words_from"], "no word is added")
     check_int("--texts", texts, low=20)  # the fit holds out every 10th text: 2 held out at least
     check_int("--epochs", epochs, low=1)
     # refused before the encoder runs (half a minute), as StaticModel.save would refuse them after it
@@ -93,9 +114,12 @@ def distill(
     if not force and folder.is_dir() and any(folder.iterdir()):
         raise InvalidValueError(f"{folder} already exists; add --force to replace it")
     fit_texts = _fit_texts(train, texts)  # a bad corpus is refused before the encoder runs
+    words = _words(model, words_from, add_words)
     with _progress(as_json) as stage:
         static = run(model, dim=dim, pooling=pooling, weighting=weighting, sif=sif, corpus=counts_corpus,
-                     float16=not float32, progress=stage("tokens through the encoder"))  # fmt: skip
+                     float16=not float32, words=words, progress=stage("tokens through the encoder"))  # fmt: skip
+        if add_words:
+            static.config["words_from"] = words_from
         if fit_texts is not None:
             from embedlab.models.encoder import Encoder
             from embedlab.train.static_fit import fit_table, teacher_targets
@@ -167,6 +191,18 @@ def _fit_texts(corpus: str | None, count: int) -> list[str] | None:
     from embedlab.train.static_fit import training_texts
 
     return training_texts(corpus, count)
+
+
+def _words(model: str, corpus: str, count: int) -> list[str]:
+    """The words --add-words adds: the commonest of `corpus` that the teacher splits (none for 0)."""
+    if count == 0:
+        return []
+    from embedlab.data.corpora import open_corpus
+    from embedlab.data.models import resolve_model
+    from embedlab.models.pretrained import load_tokenizer
+    from embedlab.train.distill_vocabulary import frequent_words
+
+    return frequent_words(load_tokenizer(resolve_model(model)), open_corpus(corpus), count)
 
 
 @contextmanager

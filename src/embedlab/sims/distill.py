@@ -21,7 +21,8 @@ import numpy as np
 from embedlab.errors import InvalidValueError
 from embedlab.files import Matrix
 from embedlab.models.encoder import Encoder
-from embedlab.train.distill import pca, static_model, token_weights, vocabulary_outputs
+from embedlab.train.distill import pca, token_weights, vocabulary_outputs
+from embedlab.train.distill_vocabulary import Vocabulary
 from embedlab.train.static_fit import fit_table, teacher_targets, training_texts
 from embedlab.vectors.instruments import reverse_dictionary, wordsim7
 from embedlab.vectors.similarity import unit_rows
@@ -68,15 +69,15 @@ class DistillSteps:
 
     @classmethod
     def build(cls, encoder: Encoder) -> DistillSteps:
-        kept, outputs = vocabulary_outputs(encoder, "mean")  # kept in the cache: the encoder runs once a machine
+        vocabulary = Vocabulary.of(encoder.tokenizer)
+        outputs = vocabulary_outputs(encoder, vocabulary, "mean")  # kept in the cache: the encoder runs once a machine
         config = {"teacher": "minilm", "pooling": "mean", "weighting": "zipf"}
         reduced = pca(outputs, DIM)
-        weights = token_weights(encoder.tokenizer, kept, "zipf")
-        weighted = static_model(encoder, kept, reduced * weights[:, None].astype(np.float32), config)
+        weighted = reduced * token_weights(vocabulary.tokenizer, "zipf")[:, None].astype(np.float32)
+        stages = [StaticModel(vocabulary.tokenizer, rows, True, config) for rows in (outputs, reduced, weighted)]
         texts = training_texts("enwiki-sample", FIT_TEXTS)
-        fitted, _ = fit_table(weighted, texts, teacher_targets(encoder, texts))
-        stages = [static_model(encoder, kept, rows, config) for rows in (outputs, reduced)]
-        return cls(dict(zip(STEPS, [*stages, weighted, fitted], strict=True)))
+        fitted, _ = fit_table(stages[-1], texts, teacher_targets(encoder, texts))
+        return cls(dict(zip(STEPS, [*stages, fitted], strict=True)))
 
     def figures(self) -> StepFigures:
         """Each stage on WordSim-7 and the reverse dictionary, measured on the first call."""

@@ -10,21 +10,23 @@ The steps, each a function:
 
     token_outputs(encoder, ids, pooling)   (N,) token ids -> (N, H) or (N, 2H): the encoder's last layer
                                     on "[CLS] t [SEP]", pooled (POOLINGS below)
+    word_outputs(encoder, words, pooling)  the same for whole words added to the vocabulary, each word's
+                                    pieces through the encoder at once (train.distill_vocabulary)
     pca(x, dim)                     (N, H) -> (N, dim): centred, projected on the top principal axes
     sif_weights(p, a)               (V,) token probabilities -> a / (a + p): frequent pieces count less
     zipf_probabilities(V)           Model2Vec's stand-in for counts: p ∝ 1 / (rank + 2), the rank a token's
-                                    place in the vocabulary once the [unusedN] rows are out
+                                    id in the static model's vocabulary
     count_probabilities(tokenizer, lines)   real counts instead: each piece's share of a corpus's pieces
 
-Tokens that never come out of the tokenizer ([unusedN] rows of BERT vocabularies) keep a zero row:
-the table stays aligned with the teacher's tokenizer, whose tokenizer.json serves unchanged but for
-its post-processor, dropped (as Model2Vec drops it) so that no reader adds [CLS] and [SEP] to a text.
+The static model's vocabulary (train.distill_vocabulary.Vocabulary) is the teacher's less the tokens no
+text produces ([unusedN] in BERT's), as Model2Vec's is, then any added words: its tokenizer.json is the
+teacher's with the ids renumbered and without the post-processor (no reader adds [CLS] and [SEP]).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import torch
@@ -34,11 +36,11 @@ from embedlab.data.corpora import open_corpus
 from embedlab.errors import InvalidValueError, check_int
 from embedlab.files import cache_dir
 from embedlab.models.encoder import Encoder
+from embedlab.train.distill_vocabulary import Vocabulary
 from embedlab.train.resumable import kept_rows, model_key
 from embedlab.vectors.similarity import unit_rows
 from embedlab.vectors.static import StaticModel
 
-UNUSED = re.compile(r"\[unused\d+\]")  # BERT's placeholder rows: never produced from text
 # "zipf": Model2Vec's rank proxy; "counts": measured on COUNTS_CORPUS (enwiki-sample: not gcide, whose
 # definitions two of the instruments are made of, so no instrument's own text informs the weights)
 WEIGHTINGS = ("zipf", "counts", "none")
@@ -79,6 +81,47 @@ def token_outputs(
     if pooling == "token+input":
         rows = encoder.embedding.token.weight.detach().numpy()[ids]  # (N, H) the input table's rows
         out = np.concatenate([unit_rows(out), unit_rows(rows.astype(np.float32))], axis=1)
+    return out
+
+
+def word_outputs(
+    encoder: Encoder,
+    words: Sequence[str],
+    pooling: str,
+    batch: int = 256,
+    progress: Callable[[int], None] | None = None,
+) -> np.ndarray:
+    """(W,) words -> (W, H) float32 ((W, 2H) for "token+input"): the last layer on "[CLS] pieces [SEP]",
+    pooled as token_outputs pools one token's (a word of one piece gets its token's row): "mean" over
+    every position (Model2Vec's), "token" over the word's pieces, "token+input" that and the mean of the
+    pieces' input rows, each at unit length, side by side. Words of like length share a batch."""
+    check_int("batch", batch, low=1)
+    _check_choice("pooling", pooling, POOLINGS)
+    encodings = encoder.tokenizer.encode_batch(list(words))  # with [CLS] and [SEP]
+    order = sorted(range(len(words)), key=lambda i: len(encodings[i].ids))
+    table = encoder.embedding.token.weight.detach()
+    out = np.empty((len(words), encoder.config.dim * (2 if pooling == "token+input" else 1)), dtype=np.float32)
+    with torch.no_grad():
+        for start in range(0, len(order), batch):
+            chosen = order[start : start + batch]
+            width = max(len(encodings[i].ids) for i in chosen)
+            ids = torch.zeros(len(chosen), width, dtype=torch.long)  # [PAD] is 0 in BERT vocabularies
+            mask = torch.zeros(len(chosen), width, dtype=torch.bool)
+            for row, i in enumerate(chosen):
+                ids[row, : len(encodings[i].ids)] = torch.tensor(encodings[i].ids)
+                mask[row, : len(encodings[i].ids)] = True
+            pieces = mask.clone()
+            pieces[:, 0] = False  # [CLS]
+            pieces[torch.arange(len(chosen)), mask.sum(1) - 1] = False  # [SEP]
+            last = encoder(ids, mask).hidden_states[-1]  # (B, T, H)
+            over = (mask if pooling == "mean" else pieces).unsqueeze(-1).float()
+            pooled = ((last * over).sum(1) / over.sum(1)).numpy()
+            if pooling == "token+input":
+                rows = ((table[ids] * pieces.unsqueeze(-1).float()).sum(1) / pieces.sum(1, keepdim=True)).numpy()
+                pooled = np.concatenate([unit_rows(pooled), unit_rows(rows)], axis=1)
+            out[chosen] = pooled
+            if progress:
+                progress(len(chosen))
     return out
 
 
@@ -143,78 +186,75 @@ def distill(
     sif: float = SIF,
     corpus: str = COUNTS_CORPUS,
     float16: bool = True,
+    words: Sequence[str] = (),
     batch: int = BATCH,
     progress: Callable[[int], None] | None = None,
     keep: bool = True,
 ) -> StaticModel:
     """An encoder (a built-in name or a BERT-family folder) -> its static model of width `dim` (at
-    most the encoder's): every token's output row (token_outputs, pooled as `pooling`), PCA to `dim`,
-    each row times its SIF weight (`weighting` "zipf": Model2Vec's rank proxy; "counts": the pieces'
-    shares of `corpus`, a built-in name or a text file; "none"), stored as float16 or float32. The token
-    outputs are kept in the cache chunk by chunk (train.resumable) unless `keep` is False: a distillation
-    cut short resumes, and another of the same teacher and pooling (a new width, weighting) skips the
-    encoder."""
+    most the encoder's): every token's output row (token_outputs, pooled as `pooling`) and each added
+    word's (`words`: whole words for the vocabulary, train.distill_vocabulary), PCA to `dim`, each row
+    times its SIF weight (`weighting` "zipf": Model2Vec's rank proxy; "counts": the pieces' shares of
+    `corpus`, a built-in name or a text file; "none"), stored as float16 or float32. The outputs are
+    kept in the cache chunk by chunk (train.resumable) unless `keep` is False: a distillation cut short
+    resumes, and another of the same teacher and pooling (a new width, weighting) skips the encoder."""
     _check_choice("weighting", weighting, WEIGHTINGS)
     _check_choice("pooling", pooling, POOLINGS)
     check_sif(sif)
     lines = open_corpus(corpus) if weighting == "counts" else None  # a bad corpus is refused before the work
     encoder = Encoder.load(model)
     check_int("dim", dim, low=1, high=encoder.config.dim)
-    kept, outputs = vocabulary_outputs(encoder, pooling, batch, progress, keep)
-    reduced = pca(outputs, dim)
-    reduced *= token_weights(encoder.tokenizer, kept, weighting, sif, lines)[:, None].astype(np.float32)
+    vocabulary = Vocabulary.of(encoder.tokenizer, words)
+    reduced = pca(vocabulary_outputs(encoder, vocabulary, pooling, batch, progress, keep), dim)
+    reduced *= token_weights(vocabulary.tokenizer, weighting, sif, lines)[:, None].astype(np.float32)
     config = {"teacher": str(model), "pooling": pooling, "apply_pca": dim, "weighting": weighting,
-              "sif_coefficient": sif if weighting != "none" else None}  # fmt: skip
+              "sif_coefficient": sif if weighting != "none" else None, "removed_tokens": vocabulary.removed,
+              "added_words": len(vocabulary.words)}  # fmt: skip
     if weighting == "counts":
         config["counts_corpus"] = str(corpus)
-    static = static_model(encoder, kept, reduced, config)
-    return StaticModel(static.tokenizer, static.rows.astype(np.float16), True, static.config) if float16 else static
+    rows = reduced.astype(np.float16) if float16 else reduced
+    return StaticModel(vocabulary.tokenizer, rows, normalize=True, config=config)
 
 
 def vocabulary_outputs(
     encoder: Encoder,
+    vocabulary: Vocabulary,
     pooling: str = POOLING,
     batch: int = BATCH,
     progress: Callable[[int], None] | None = None,
     keep: bool = True,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(kept token ids (K,), their outputs (K, H) or (K, 2H)): every token of the encoder's vocabulary but
-    [unusedN] through token_outputs, kept in the cache chunk by chunk when `keep` (train.resumable)."""
+) -> np.ndarray:
+    """(V, H) or (V, 2H) float32: the outputs of the vocabulary's kept tokens (token_outputs) then of its
+    words (word_outputs), each kept in the cache chunk by chunk when `keep` (train.resumable)."""
     _check_choice("pooling", pooling, POOLINGS)
-    tokens = [encoder.tokenizer.id_to_token(i) for i in range(encoder.tokenizer.get_vocab_size(with_added_tokens=True))]
-    kept = np.array([i for i, t in enumerate(tokens) if not UNUSED.fullmatch(t)], dtype=np.int64)
-    folder = cache_dir() / "distill" / f"outputs-{model_key(encoder)}-{pooling}-{len(kept)}" if keep else None
     width = encoder.config.dim * (2 if pooling == "token+input" else 1)
-    make = lambda start, stop: token_outputs(encoder, kept[start:stop], pooling, batch)  # noqa: E731
-    return kept, kept_rows(folder, len(kept), width, make, OUTPUTS_CHUNK, progress)
-
-
-def static_model(encoder: Encoder, kept: np.ndarray, rows: np.ndarray, config: dict) -> StaticModel:
-    """A float32 StaticModel over the encoder's whole vocabulary: `rows` (K, D) at the `kept` ids, zero
-    rows elsewhere, and a copy of its tokenizer without the post-processor (a text's pieces are its
-    own, never [CLS] and [SEP], in sentence-transformers too)."""
-    size = encoder.tokenizer.get_vocab_size(with_added_tokens=True)
-    table = np.zeros((size, rows.shape[1]), dtype=np.float32)
-    table[kept] = rows
-    tokenizer = Tokenizer.from_str(encoder.tokenizer.to_str())
-    tokenizer.post_processor = None
-    return StaticModel(tokenizer, table, normalize=True, config={**config, "removed_tokens": size - len(kept)})
+    kept, words = vocabulary.kept, list(vocabulary.words)
+    folder = cache_dir() / "distill" / f"outputs-{model_key(encoder)}-{pooling}-{len(kept)}" if keep else None
+    tokens = kept_rows(folder, len(kept), width, lambda a, b: token_outputs(encoder, kept[a:b], pooling, batch),
+                       OUTPUTS_CHUNK, progress)  # fmt: skip
+    if not words:
+        return tokens
+    named = hashlib.md5("\n".join(words).encode()).hexdigest()[:16]  # the words, in order, name their rows
+    folder = cache_dir() / "distill" / f"words-{model_key(encoder)}-{pooling}-{named}" if keep else None
+    added = kept_rows(folder, len(words), width, lambda a, b: word_outputs(encoder, words[a:b], pooling),
+                      OUTPUTS_CHUNK, progress)  # fmt: skip
+    return np.concatenate([tokens, added])
 
 
 def token_weights(
-    tokenizer: Tokenizer, kept: np.ndarray, weighting: str, sif: float = SIF, lines: Iterable[str] | None = None
+    tokenizer: Tokenizer, weighting: str, sif: float = SIF, lines: Iterable[str] | None = None
 ) -> np.ndarray:
-    """(K,) the weight of each kept token id (`kept`, ascending): SIF of its Zipf probability (its place
-    among the kept), of its share of `lines` ("counts"), or 1 ("none")."""
+    """(V,) the weight of each of the tokenizer's tokens: SIF of its Zipf probability (its id the rank),
+    of its share of `lines` ("counts"), or 1 ("none")."""
     _check_choice("weighting", weighting, WEIGHTINGS)
+    size = tokenizer.get_vocab_size(with_added_tokens=True)
     if weighting == "none":
-        return np.ones(len(kept))
+        return np.ones(size)
     if weighting == "zipf":
-        return sif_weights(zipf_probabilities(len(kept)), sif)
+        return sif_weights(zipf_probabilities(size), sif)
     if lines is None:
         raise InvalidValueError("weighting counts needs the lines to count")
-    probabilities = count_probabilities(tokenizer, lines)[kept]
-    return sif_weights(probabilities / probabilities.sum(), sif)
+    return sif_weights(count_probabilities(tokenizer, lines), sif)
 
 
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
