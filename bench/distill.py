@@ -12,7 +12,8 @@ input table (the mean of its pieces' token rows, no encoder: the static baseline
 of its own (their pins are not ours; see bench/peers/ for how to make them):
   Model2Vec distill   model2vec 0.10's `distill` of the same teacher folder, PCA 256, its defaults; its
                       folder is read and encoded by the model2vec package installed here ("+words":
-                      its `vocabulary` the 5,000 words our "+words" sides add)
+                      its `vocabulary` the 5,000 words our "+words" sides add; "unpadded": distilled
+                      from a copy of the teacher whose tokenizer.json does not pad to 128)
   WordLlama 256       wordllama 0.4's 256-d model (weights in its wheel), its own `embed`
 
 Instruments (vectors.instruments): WordSim-7 (Spearman × 100), the gcide reverse dictionary (recall@10
@@ -51,6 +52,7 @@ SIDES = {
     "input table": None,
     "Model2Vec distill": None,
     "Model2Vec distill +words": None,  # its `vocabulary` the same WORDS words
+    "Model2Vec distill +words unpadded": None,  # the teacher's tokenizer.json without its padding to 128
     "WordLlama 256": None,
     "distilled 256 mean zipf": MEAN_ZIPF,
     "distilled 256 mean none": {"pooling": "mean", "weighting": "none"},
@@ -88,7 +90,7 @@ def build(side: str, args) -> tuple:
     elif side == "input table":
         encode = _input_table().encode
     elif side.startswith("Model2Vec distill"):
-        encode = _model2vec(args, _words() if side.endswith("+words") else [])
+        encode = _model2vec(args, _words() if "+words" in side else [], unpadded=side.endswith("unpadded"))
     elif side == "WordLlama 256":
         encode = lambda texts: _wordllama(args, texts)  # noqa: E731
     else:
@@ -155,7 +157,7 @@ def _input_table():
     return StaticModel(tokenizer, rows, normalize=True, config={"teacher": "minilm", "layers": 0})
 
 
-def _model2vec(args, words: list[str]):
+def _model2vec(args, words: list[str], unpadded: bool = False):
     """Model2Vec's distillation (its vocabulary extended by `words`) run in its own environment; its
     folder encoded by model2vec here."""
     from model2vec import StaticModel
@@ -169,6 +171,8 @@ def _model2vec(args, words: list[str]):
     if words:
         (out / "words.txt").write_text("\n".join(words), encoding="utf-8")
         command += ["--words", str(out / "words.txt")]
+    if unpadded:
+        command.append("--unpadded")
     subprocess.run(command, check=True, capture_output=True)  # its progress bars would drown the table
     model = StaticModel.from_pretrained(str(out / "model"))
     return lambda texts: np.asarray(model.encode(texts), dtype=np.float32)

@@ -119,6 +119,20 @@ def test_a_corpus_that_cannot_be_read_is_refused_before_the_encoder_runs(run_cli
         assert not (tmp_path / "m").exists()
 
 
+def test_add_words_from_a_word_list_says_how_many_it_added(run_cli, distilled_folder, tmp_path):
+    # distilled_folder first: the token outputs (mean pooling) are in the cache, only the words run
+    (tmp_path / "words.txt").write_text("Tarkovsky\ncat\nagassi\n")  # "cat" is a token already: not added
+    out = tmp_path / "m"
+    status, printed, err = run_cli("distill", "minilm", "--out", str(out), "--dim", "8", "--float32", "--pooling",
+                                   "mean", "--weighting", "zipf", "--add-words", "5", "--words-from",
+                                   str(tmp_path / "words.txt"))  # fmt: skip
+    size = sum(p.stat().st_size for p in out.iterdir()) / 1e6
+    assert status == 0 and printed == f"{out}: 29,530 rows × 8 (float32), 2 of them words added, {size:.1f} MB\n", err
+    model = StaticModel.load(out)
+    assert model.tokenize(["tarkovsky agassi cat"]) == [[29528, 29529, 3943]]  # the list's order kept
+    assert model.config["added_words"] == 2 and model.config["words_from"] == str(tmp_path / "words.txt")
+
+
 @pytest.fixture(scope="module")
 def fitted_folder(once, wiki_text):
     """distilled_folder's distillation with `--train <enwiki text> --texts 200 --epochs 3`, run once for both

@@ -134,7 +134,10 @@ def distill(
     if as_json:
         typer.echo(json.dumps(summary))
     else:
-        typer.echo(f"{folder}: {summary['rows']:,} rows × {static.dim} ({summary['dtype']}), {size / 1e6:.1f} MB")
+        added = f", {len(words):,} of them words added" if add_words else ""  # fewer than asked: the corpus ran out
+        typer.echo(
+            f"{folder}: {summary['rows']:,} rows × {static.dim} ({summary['dtype']}){added}, {size / 1e6:.1f} MB"
+        )
 
 
 def encode(
