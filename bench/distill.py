@@ -175,7 +175,21 @@ def _model2vec(args, words: list[str], unpadded: bool = False):
         command.append("--unpadded")
     subprocess.run(command, check=True, capture_output=True)  # its progress bars would drown the table
     model = StaticModel.from_pretrained(str(out / "model"))
-    return lambda texts: np.asarray(model.encode(texts), dtype=np.float32)
+
+    def encode(texts: list[str]) -> np.ndarray:
+        # model2vec 0.10's encode of more than 10,000 texts (domains: 23,009) sets TOKENIZERS_PARALLELISM=false
+        # for the whole process (model.py), and every later batch encoding here, ours and its own, would run
+        # on one thread: in stop 42's run that halved every static side's speed. Put back after each call.
+        before = os.environ.get("TOKENIZERS_PARALLELISM")
+        try:
+            return np.asarray(model.encode(texts), dtype=np.float32)
+        finally:
+            if before is None:
+                os.environ.pop("TOKENIZERS_PARALLELISM", None)
+            else:
+                os.environ["TOKENIZERS_PARALLELISM"] = before
+
+    return encode
 
 
 def _wordllama(args, texts: list[str], rounds: int = 0) -> np.ndarray | list[float]:
