@@ -1,7 +1,7 @@
 """Distillation (issue 33): each step of `embedlab distill` and the peers on four offline instruments,
 and how much faster than their teacher the static models encode.
 
-    python bench/distill.py                          # every side (about 30 minutes on 2 cores)
+    python bench/distill.py                          # every side (about 45 minutes on 2 cores)
     python bench/distill.py --sides "distilled 256" "Model2Vec distill" --instruments wordsim7
     python bench/distill.py --write docs/results/distill.json     # docs/distill.md's table
 
@@ -278,7 +278,7 @@ def main() -> None:
     parser.add_argument("--sides", nargs="+", default=DEFAULT_SIDES, choices=SIDES)
     parser.add_argument("--instruments", nargs="+", default=list(INSTRUMENTS), choices=INSTRUMENTS)
     parser.add_argument("--lines", type=int, default=2000, help="gcide lines for the speed rounds")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--model2vec-python", default="/tmp/model2vec-venv/bin/python")

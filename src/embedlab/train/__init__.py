@@ -19,6 +19,7 @@ subwords.py     subword runs: each word's input rows (hashed once), bucket count
 batched.py      the same algorithms as batched torch steps, for GPUs
 lm_job.py       the lm method as a job: a BPE tokenizer, then TinyLM (embedlab.models.lm) by AdamW steps
 distill.py      an encoder made static: each token through it alone, PCA, SIF weights (Model2Vec's method)
+distill_vocabulary.py  the static model's vocabulary: the teacher's less [unusedN], plus whole corpus words
 static_fit.py   a static table fitted to its teacher's sentence vectors (distill --train; tokenlearn's step)
 resumable.py    rows that take minutes, kept on disk chunk by chunk: a run cut short resumes
 """
