@@ -136,6 +136,18 @@ def test_the_vocabulary_drops_placeholders_and_adds_whole_words(encoder):
     assert static.encode("alkali alkali").ids == [29528, 29528] and static.padding is None
 
 
+def test_words_are_added_to_wordpiece_vocabularies_only():
+    from tokenizers import Tokenizer
+    from tokenizers.models import BPE
+    from tokenizers.pre_tokenizers import Whitespace
+
+    bpe = Tokenizer(BPE(vocab={"a": 0, "b": 1, "ab": 2}, merges=[("a", "b")]))
+    bpe.pre_tokenizer = Whitespace()
+    assert Vocabulary.of(bpe).size == 3  # its tokens carried over, nothing added
+    with pytest.raises(InvalidValueError, match="words can be added to a WordPiece tokenizer; the teacher's is BPE"):
+        Vocabulary.of(bpe, ["ba"])  # "b a" to BPE: a word it splits
+
+
 def test_frequent_words_are_the_corpus_words_the_teacher_splits(encoder):
     lines = ["Alkali alkali, the cat.", "Schopenhauer and the ALKALI of 1987", "naïve Huxley"]
     # cat, the, of, and are tokens; 1987 is no word; naïve is "naive" once normalised, a token too

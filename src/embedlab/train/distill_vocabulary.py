@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from tokenizers import Tokenizer
 
-from embedlab.errors import check_int
+from embedlab.errors import InvalidValueError, check_int
 
 UNUSED = re.compile(r"\[unused\d+\]")  # BERT's placeholder rows: never produced from text
 
@@ -50,6 +50,10 @@ class Vocabulary:
         given = list(words)
         added = tuple(dict.fromkeys(w for w in (_as_one_word(teacher, g) for g in given) if w is not None))
         state = json.loads(teacher.to_str())
+        if added and state["model"]["type"] != "WordPiece":  # a BPE or Unigram model would never emit them
+            raise InvalidValueError(
+                f"words can be added to a WordPiece tokenizer; the teacher's is {state['model']['type']}"
+            )
         new_id = {int(old): new for new, old in enumerate(kept)}
         state["model"]["vocab"] = {tokens[old]: new for new, old in enumerate(kept)} | {
             w: len(kept) + i for i, w in enumerate(added)
