@@ -134,7 +134,8 @@ def distill(
     if as_json:
         typer.echo(json.dumps(summary))
     else:
-        added = f", {len(words):,} of them words added" if add_words else ""  # fewer than asked: the corpus ran out
+        # what was added, which is fewer than asked when the corpus runs out of words the teacher splits
+        added = f", {summary['added_words']:,} of them words added" if add_words else ""
         typer.echo(
             f"{folder}: {summary['rows']:,} rows × {static.dim} ({summary['dtype']}){added}, {size / 1e6:.1f} MB"
         )

@@ -76,19 +76,20 @@ def frequent_words(teacher: Tokenizer, lines: Iterable[str], count: int) -> list
     apart), words of letters only that are not a token already and that the teacher spells without
     its unknown piece, most frequent first (ties: first seen first, so a word list keeps its order)."""
     check_int("count", count, low=0)
-    normalizer, splitter = teacher.normalizer, teacher.pre_tokenizer
-    counts: Counter[str] = Counter()
-    for line in lines:
-        text = normalizer.normalize_str(line) if normalizer else line
-        counts.update(w for w, _ in (splitter.pre_tokenize_str(text) if splitter else [(text, None)]) if w.isalpha())
-    vocabulary = teacher.get_vocab(with_added_tokens=True)
+    counts = Counter(w for line in lines for w in _pre_tokens(teacher, line) if w.isalpha())
     words = []
     for word, _ in counts.most_common():
         if len(words) == count:
             break
-        if word not in vocabulary and _as_one_word(teacher, word) is not None:
+        if _as_one_word(teacher, word) is not None:
             words.append(word)
     return words
+
+
+def _pre_tokens(teacher: Tokenizer, text: str) -> list[str]:
+    """`text` normalised and split into words as the teacher does before its model sees it."""
+    text = teacher.normalizer.normalize_str(text) if teacher.normalizer else text
+    return [w for w, _ in teacher.pre_tokenizer.pre_tokenize_str(text)] if teacher.pre_tokenizer else [text]
 
 
 def _as_one_word(teacher: Tokenizer, word: str) -> str | None:
@@ -96,10 +97,9 @@ def _as_one_word(teacher: Tokenizer, word: str) -> str | None:
     and spelled by the teacher without its unknown piece; else None."""
     if not isinstance(word, str):
         return None
-    text = teacher.normalizer.normalize_str(word) if teacher.normalizer else word
-    split = teacher.pre_tokenizer.pre_tokenize_str(text) if teacher.pre_tokenizer else [(text, None)]
-    if len(split) != 1 or teacher.token_to_id(split[0][0]) is not None:
+    split = _pre_tokens(teacher, word)
+    if len(split) != 1 or teacher.token_to_id(split[0]) is not None:
         return None
     unknown = getattr(teacher.model, "unk_token", None)
-    pieces = teacher.encode(split[0][0], add_special_tokens=False).tokens
-    return None if not pieces or unknown in pieces else split[0][0]
+    pieces = teacher.encode(split[0], add_special_tokens=False).tokens
+    return None if not pieces or unknown in pieces else split[0]
