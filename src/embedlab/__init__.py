@@ -47,6 +47,23 @@ from embedlab.errors import (  # noqa: E402  (after the environment above)
 
 __version__ = "0.1.0"
 
+
+def lazy_exports(package: str, exports: dict[str, str]):
+    """A package's module-level __getattr__ that imports each name in `exports` (name -> its submodule)
+    when first asked for. A package that re-exports from torch-heavy modules stays cheap to import for
+    the parts that need no torch (the classifier's command starts in a fraction of a second)."""
+    import importlib
+
+    def __getattr__(name: str) -> object:
+        if name not in exports:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{exports[name]}"), name)
+        globals_of_package = importlib.import_module(package).__dict__
+        globals_of_package[name] = value  # later lookups are plain attribute reads
+        return value
+
+    return __getattr__
+
 __all__ = [
     "EmbedlabError",
     "FileFormatError",

@@ -17,6 +17,7 @@
     embedlab graph karate --dim 16 --out karate.txt --evaluate
     embedlab distill minilm --out m2v-minilm
     embedlab encode m2v-minilm "the cat sat" "a dog lay"
+    embedlab classify train gcide-domains --out domains.bin --word-ngrams 2
     embedlab lab --vectors minilm --vectors runs/wiki
 
 Every expected error (an `EmbedlabError`, or a usage mistake such as an unknown option) is
@@ -42,6 +43,7 @@ arena.py      `embedlab arena`: the embedding strategies raced on real tasks, an
 advise.py     `embedlab advise`: lesson 001's decision chart walked, with this project's evidence
 graph.py      `embedlab graph`: a graph's nodes as a table (random walks + skip-gram), scored
 distill.py    `embedlab distill | encode`: an encoder made a static model, and sentence vectors
+classify.py   `embedlab classify train | test | predict`: fastText's classifier, its .bin and .ftz
 lab.py        `embedlab lab`: serve the web lab
 """
 
@@ -52,7 +54,21 @@ import sys
 
 import typer
 
-from embedlab.cli import advise, arena, compare, context, distill, embed, graph, lab, size, tokenizer, train, vectors
+from embedlab.cli import (
+    advise,
+    arena,
+    classify,
+    compare,
+    context,
+    distill,
+    embed,
+    graph,
+    lab,
+    size,
+    tokenizer,
+    train,
+    vectors,
+)
 from embedlab.cli.options import as_typed
 from embedlab.errors import EmbedlabError, InvalidValueError
 
@@ -80,6 +96,7 @@ app.command("advise")(as_typed(advise.advise))
 app.command("graph")(as_typed(graph.graph, walks_per_node="walks"))
 app.command("distill")(as_typed(distill.distill))
 app.command("encode")(as_typed(distill.encode))
+app.add_typer(classify.app, name="classify")
 app.command("lab")(as_typed(lab.lab))
 
 

@@ -175,6 +175,21 @@ def domain_definitions() -> tuple[tuple[str, str, bool], ...]:
     )
 
 
+DOMAIN_SETS = {"gcide-domains": False, "gcide-domains-test": True}  # name -> held_out: the classifier's built-in sets
+
+
+def domain_text(held_out: bool) -> str:
+    """domain_definitions as fastText's labelled text, one "__label__zool a small fish" line each, in md5
+    order of the text (a fixed shuffle: sorted by label, a classifier trained in one pass would see one
+    class at a time): the training lines (held_out False) or the held-out fifth."""
+    lines = [
+        f"__label__{label.lower().rstrip('.').replace('. ', '_')} {text}"
+        for label, text, held in domain_definitions()
+        if held == held_out
+    ]
+    return "".join(line + "\n" for line in sorted(lines, key=lambda line: _md5(line.split(" ", 1)[1])))
+
+
 def unscored_paragraphs() -> Iterator[str]:
     """Every paragraph of the dictionary but those the two instruments draw on: the entries of the
     reverse dictionary's headwords (any homograph) and every paragraph with a subject label."""

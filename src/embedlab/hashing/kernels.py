@@ -138,3 +138,14 @@ def fill_ngrams(text, starts, ends, min_n, max_n, buckets, offsets, ids, floret)
                         ids[k] = np.int64(_fnv(text, i, j) % np.uint64(buckets))
                         k += 1
                 n += 1
+
+
+@njit(cache=True)
+def hash_keys(text, starts, ends):
+    """(N,) int64: fastText's FNV-1a of each key text[starts[k]:ends[k]], as the int32 fastText keeps
+    it (a hash >= 2**31 is negative: Dictionary::getLine stores word hashes in an int32 vector)."""
+    out = np.empty(len(starts), dtype=np.int64)
+    for k in range(len(starts)):
+        h = np.int64(_fnv(text, starts[k], ends[k]))
+        out[k] = h - 4294967296 if h >= 2147483648 else h
+    return out

@@ -12,10 +12,17 @@ vit.py         ViT: a small Vision Transformer classifier (patches + CLS + posit
 cnn.py         SmallCNN: three 3×3 convolutions and an average pool, the ViT's rival for the data it needs
 """
 
-from embedlab.models.encoder import Encoder, EncoderOutput
-from embedlab.models.lm import LMConfig, TinyLM
-from embedlab.models.pipeline import Pipeline
-from embedlab.models.pretrained import load_input_embedding
-from embedlab.models.vit import ViT, ViTConfig
+from embedlab import lazy_exports
 
-__all__ = ["Encoder", "EncoderOutput", "LMConfig", "Pipeline", "TinyLM", "ViT", "ViTConfig", "load_input_embedding"]
+_EXPORTS = {
+    "Encoder": "encoder",
+    "EncoderOutput": "encoder",
+    "LMConfig": "lm",
+    "TinyLM": "lm",
+    "Pipeline": "pipeline",
+    "ViT": "vit",
+    "ViTConfig": "vit",
+    "load_input_embedding": "pretrained",
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)  # torch loads with the first of these, not with the package
+__all__ = sorted(_EXPORTS)

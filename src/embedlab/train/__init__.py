@@ -24,26 +24,23 @@ static_fit.py   a static table fitted to its teacher's sentence vectors (distill
 resumable.py    rows that take minutes, kept on disk chunk by chunk: a run cut short resumes
 """
 
-from embedlab.train.config import RunConfig
-from embedlab.train.corpus import Chunk, ChunkCache, WordVocab, encode, words
-from embedlab.train.job import JOBS, Job
-from embedlab.train.run import Progress, RunResult, train
-from embedlab.train.tables import TrainState, init_tables
-from embedlab.train.word2vec import Word2VecJob
+from embedlab import lazy_exports
 
-__all__ = [
-    "JOBS",
-    "Chunk",
-    "ChunkCache",
-    "Job",
-    "Progress",
-    "RunConfig",
-    "RunResult",
-    "TrainState",
-    "Word2VecJob",
-    "WordVocab",
-    "encode",
-    "init_tables",
-    "train",
-    "words",
-]
+_EXPORTS = {
+    "RunConfig": "config",
+    "Chunk": "corpus",
+    "ChunkCache": "corpus",
+    "WordVocab": "corpus",
+    "encode": "corpus",
+    "words": "corpus",
+    "JOBS": "job",
+    "Job": "job",
+    "Progress": "run",
+    "RunResult": "run",
+    "train": "run",
+    "TrainState": "tables",
+    "init_tables": "tables",
+    "Word2VecJob": "word2vec",
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)  # torch loads with the first of these, not with the package
+__all__ = sorted(_EXPORTS)

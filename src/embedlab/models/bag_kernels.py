@@ -1,0 +1,202 @@
+"""The classifier's compiled loops (numba): lines into row ids, and prediction.
+
+    fill_bags(tokens, offsets, kind, target, hashes, sub_offsets, sub_ids, n, bucket, nwords, prune, pruned)
+        -> ids (N,) int32, offsets (L+1,), labels (M,) int32, label_offsets (L+1,)   (labelled.Dictionary.encode)
+    predict_bags(ids, offsets, w_in, w_out, loss, k, threshold, left, right, labels_out, scores_out)
+        top-k labels of each line and their scores, log(p + 1e-5) as fastText ranks them
+    mean_row(ids, a, b, w_in, hidden)   hidden = the mean of rows ids[a:b] (shared with the trainer)
+    sigmoid(x)                          fastText's table sigmoid (512 steps over -8..8)
+
+The arithmetic is fastText's where it shows in the answers: ns, ova and hs score a label with the table
+sigmoid (so 0.5 sits on a step of 1/32 in x), softmax with exp; a score is std_log(p) =
+float32(log(p + 1e-5)), so a probability printed as exp(score) is p + 1e-5, as the tool prints it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from embedlab.hashing.words import NGRAM_MULTIPLIER
+
+SIGMOID_TABLE_SIZE, MAX_SIGMOID = 512, 8
+# fastText's table: x_i = 16 i / 512 - 8 in float32, sigmoid in double, kept as float32
+_X = (np.arange(SIGMOID_TABLE_SIZE + 1, dtype=np.float32) * 2 * MAX_SIGMOID / SIGMOID_TABLE_SIZE - MAX_SIGMOID).astype(
+    np.float32
+)
+SIGMOID_TABLE = (1.0 / (1.0 + np.exp(-_X.astype(np.float64)))).astype(np.float32)
+_MULT = np.uint64(NGRAM_MULTIPLIER)
+# Reassociation lets LLVM vectorise the row sums and dot products (as the word2vec kernels do); NaN and inf
+# keep their meaning. Sums then round in another order than the tool's: answers agree to float32 rounding.
+FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
+
+
+@njit(cache=True, inline="always")
+def sigmoid(x):
+    if x < -MAX_SIGMOID:
+        return np.float32(0.0)
+    if x > MAX_SIGMOID:
+        return np.float32(1.0)
+    return SIGMOID_TABLE[np.int64((x + np.float32(MAX_SIGMOID)) * np.float32(SIGMOID_TABLE_SIZE / MAX_SIGMOID / 2))]
+
+
+@njit(cache=True, inline="always")
+def std_log(p):
+    return np.float32(math.log(np.float64(p) + 1e-5))
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def mean_row(ids, a, b, w_in, hidden):
+    hidden[:] = 0.0
+    for k in range(a, b):
+        row = w_in[ids[k]]
+        for j in range(len(hidden)):
+            hidden[j] += row[j]
+    scale = np.float32(1.0) / np.float32(b - a)
+    for j in range(len(hidden)):
+        hidden[j] *= scale
+
+
+@njit(cache=True)
+def _line(tokens, a, b, kind, target, hashes, sub_offsets, sub_ids, n, bucket, nwords, prune, pruned,
+          ids, k, labels, m, write, scratch):  # fmt: skip
+    """Line tokens[a:b]: its rows into ids[k:] and labels into labels[m:] (when `write`) -> the next k, m."""
+    w = 0
+    for t in range(a, b):
+        u = tokens[t]
+        if kind[u] == 0:  # a word, known or not
+            for s in range(sub_offsets[u], sub_offsets[u + 1]):
+                if write:
+                    ids[k] = sub_ids[s]
+                k += 1
+            scratch[w] = hashes[u]
+            w += 1
+        elif kind[u] == 1:  # a known label (kind 2, an unknown one, is dropped)
+            if write:
+                labels[m] = target[u]
+            m += 1
+    for i in range(w):
+        h = np.uint64(scratch[i])  # the int32 hash widened with its sign, as fastText's uint64_t h = hashes[i]
+        for j in range(i + 1, min(w, i + n)):
+            h = h * _MULT + np.uint64(scratch[j])
+            row = np.int64(h % np.uint64(bucket))
+            if pruned:
+                row = prune[row]
+                if row < 0:
+                    continue
+            if write:
+                ids[k] = nwords + row
+            k += 1
+    return k, m
+
+
+@njit(cache=True)
+def fill_bags(tokens, offsets, kind, target, hashes, sub_offsets, sub_ids, n, bucket, nwords, prune, pruned):
+    lines = len(offsets) - 1
+    id_offsets = np.zeros(lines + 1, dtype=np.int64)
+    label_offsets = np.zeros(lines + 1, dtype=np.int64)
+    longest = 1
+    for line in range(lines):
+        longest = max(longest, offsets[line + 1] - offsets[line])
+    scratch = np.empty(longest, dtype=np.int64)
+    none32 = np.empty(0, dtype=np.int32)
+    for line in range(lines):  # count, then fill
+        k, m = _line(tokens, offsets[line], offsets[line + 1], kind, target, hashes, sub_offsets, sub_ids, n, bucket,
+                     nwords, prune, pruned, none32, 0, none32, 0, False, scratch)  # fmt: skip
+        id_offsets[line + 1] = id_offsets[line] + k
+        label_offsets[line + 1] = label_offsets[line] + m
+    ids = np.empty(id_offsets[-1], dtype=np.int32)
+    labels = np.empty(label_offsets[-1], dtype=np.int32)
+    for line in range(lines):
+        _line(tokens, offsets[line], offsets[line + 1], kind, target, hashes, sub_offsets, sub_ids, n, bucket,
+              nwords, prune, pruned, ids, id_offsets[line], labels, label_offsets[line], True, scratch)  # fmt: skip
+    return ids, id_offsets, labels, label_offsets
+
+
+@njit(cache=True, inline="always")
+def _offer(score, label, k, labels, scores):
+    """Keep (score, label) among the best k so far (scores descending, -inf for none yet)."""
+    if score <= scores[k - 1] and labels[k - 1] >= 0:
+        return
+    at = k - 1
+    while at > 0 and (labels[at - 1] < 0 or scores[at - 1] < score):
+        scores[at] = scores[at - 1]
+        labels[at] = labels[at - 1]
+        at -= 1
+    scores[at] = score
+    labels[at] = label
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _output(w_out, hidden, loss, out):
+    """out = each label's probability (softmax; the table sigmoid for ns and ova)."""
+    for i in range(len(out)):
+        s = np.float32(0.0)
+        for j in range(len(hidden)):
+            s += w_out[i, j] * hidden[j]
+        out[i] = s
+    if loss == 3:
+        top = out.max()
+        z = np.float32(0.0)
+        for i in range(len(out)):
+            out[i] = math.exp(out[i] - top)
+            z += out[i]
+        for i in range(len(out)):
+            out[i] /= z
+    else:
+        for i in range(len(out)):
+            out[i] = sigmoid(out[i])
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _tree_search(w_out, hidden, k, threshold, left, right, labels, scores, stack_nodes, stack_scores):
+    """hs: depth-first over the label tree from its root, a path's score the sum of std_log of each
+    branch's exact sigmoid; subtrees already below the k-th best or the threshold are cut."""
+    osz = len(left) // 2 + 1
+    floor = std_log(threshold)
+    top = 0
+    stack_nodes[0] = 2 * osz - 2
+    stack_scores[0] = 0.0
+    while top >= 0:
+        node, score = stack_nodes[top], stack_scores[top]
+        top -= 1
+        if score < floor or (labels[k - 1] >= 0 and score < scores[k - 1]):
+            continue
+        if left[node] == -1 and right[node] == -1:
+            _offer(score, node, k, labels, scores)
+            continue
+        f = np.float32(0.0)
+        for j in range(len(hidden)):
+            f += w_out[node - osz, j] * hidden[j]
+        f = np.float32(1.0 / (1.0 + math.exp(-f)))
+        top += 1  # right pushed first so the left subtree is searched first, as fastText's recursion does
+        stack_nodes[top], stack_scores[top] = right[node], score + std_log(f)
+        top += 1
+        stack_nodes[top], stack_scores[top] = left[node], score + std_log(1.0 - f)
+
+
+@njit(parallel=True, cache=True)
+def predict_bags(ids, offsets, w_in, w_out, loss, k, threshold, left, right, labels_out, scores_out):
+    """Each line's k best labels into labels_out (L, k) int32 (-1 past the last) and their scores into
+    scores_out (L, k) float32. A line with no rows predicts nothing."""
+    lines, dim, nlabels = len(offsets) - 1, w_in.shape[1], w_out.shape[0]
+    for line in prange(lines):
+        labels, scores = labels_out[line], scores_out[line]
+        labels[:] = -1
+        scores[:] = -np.inf
+        a, b = offsets[line], offsets[line + 1]
+        if b == a:
+            continue
+        hidden = np.empty(dim, dtype=np.float32)
+        mean_row(ids, a, b, w_in, hidden)
+        if loss == 1:
+            _tree_search(w_out, hidden, k, threshold, left, right, labels, scores,
+                         np.empty(len(left) + 1, np.int64), np.empty(len(left) + 1, np.float32))  # fmt: skip
+            continue
+        out = np.empty(nlabels, dtype=np.float32)
+        _output(w_out, hidden, loss, out)
+        for i in range(nlabels):
+            if out[i] >= threshold:
+                _offer(std_log(out[i]), i, k, labels, scores)
