@@ -115,18 +115,62 @@ def fill_bags(tokens, offsets, kind, target, hashes, sub_offsets, sub_ids, n, bu
     return ids, id_offsets, labels, label_offsets
 
 
+# fastText keeps the k best in a std::vector heap ordered by score alone (comparePairs: a.first > b.first, so
+# the front is the worst kept) and sorts it with std::sort_heap at the end. Equal scores are common (ns and
+# ova read a 512-step table), and which of two equal labels is kept, and in which order, is whatever
+# libstdc++'s heap moves do: they are written out here move for move, so ties come out as the tool's.
+
+
 @njit(cache=True, inline="always")
-def _offer(score, label, k, labels, scores):
-    """Keep (score, label) among the best k so far (scores descending, -inf for none yet)."""
-    if score <= scores[k - 1] and labels[k - 1] >= 0:
-        return
-    at = k - 1
-    while at > 0 and (labels[at - 1] < 0 or scores[at - 1] < score):
-        scores[at] = scores[at - 1]
-        labels[at] = labels[at - 1]
-        at -= 1
-    scores[at] = score
-    labels[at] = label
+def _sift_up(scores, labels, hole, top, score, label):
+    """libstdc++'s __push_heap: move `score` up from `hole` while its parent scores higher."""
+    parent = (hole - 1) // 2
+    while hole > top and scores[parent] > score:
+        scores[hole], labels[hole] = scores[parent], labels[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    scores[hole], labels[hole] = score, label
+
+
+@njit(cache=True, inline="always")
+def _pop_into(scores, labels, size, at):
+    """libstdc++'s __pop_heap over heap[0:size]: the front goes to `at`, what was at `at` is re-seated."""
+    score, label = scores[at], labels[at]
+    scores[at], labels[at] = scores[0], labels[0]
+    hole, child = 0, 0
+    while child < (size - 1) // 2:  # __adjust_heap: the hole walks down to a leaf by the lower child
+        child = 2 * (child + 1)
+        if scores[child] > scores[child - 1]:
+            child -= 1
+        scores[hole], labels[hole] = scores[child], labels[child]
+        hole = child
+    if size % 2 == 0 and child == (size - 2) // 2:
+        child = 2 * (child + 1)
+        scores[hole], labels[hole] = scores[child - 1], labels[child - 1]
+        hole = child - 1
+    _sift_up(scores, labels, hole, 0, score, label)
+
+
+@njit(cache=True, inline="always")
+def _offer(score, label, k, scores, labels, size):
+    """findKBest's step: push (score, label) and drop the worst when more than k are kept -> the new size."""
+    if size == k and score < scores[0]:
+        return size
+    scores[size], labels[size] = score, label
+    _sift_up(scores, labels, size, 0, score, label)
+    size += 1
+    if size > k:
+        _pop_into(scores, labels, size - 1, size - 1)
+        size -= 1
+    return size
+
+
+@njit(cache=True, inline="always")
+def _sort_heap(scores, labels, size):
+    """std::sort_heap: best first."""
+    while size > 1:
+        size -= 1
+        _pop_into(scores, labels, size, size)
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -152,20 +196,21 @@ def _output(w_out, hidden, loss, out):
 
 @njit(cache=True, fastmath=FASTMATH)
 def _tree_search(w_out, hidden, k, threshold, left, right, labels, scores, stack_nodes, stack_scores):
+    """-> how many labels were kept (the heap's size)."""
     """hs: depth-first over the label tree from its root, a path's score the sum of std_log of each
     branch's exact sigmoid; subtrees already below the k-th best or the threshold are cut."""
     osz = len(left) // 2 + 1
     floor = std_log(threshold)
-    top = 0
+    size, top = 0, 0
     stack_nodes[0] = 2 * osz - 2
     stack_scores[0] = 0.0
     while top >= 0:
         node, score = stack_nodes[top], stack_scores[top]
         top -= 1
-        if score < floor or (labels[k - 1] >= 0 and score < scores[k - 1]):
+        if score < floor or (size == k and score < scores[0]):
             continue
         if left[node] == -1 and right[node] == -1:
-            _offer(score, node, k, labels, scores)
+            size = _offer(score, node, k, scores, labels, size)
             continue
         f = np.float32(0.0)
         for j in range(len(hidden)):
@@ -174,7 +219,8 @@ def _tree_search(w_out, hidden, k, threshold, left, right, labels, scores, stack
         top += 1  # right pushed first so the left subtree is searched first, as fastText's recursion does
         stack_nodes[top], stack_scores[top] = right[node], score + std_log(f)
         top += 1
-        stack_nodes[top], stack_scores[top] = left[node], score + std_log(1.0 - f)
+        stack_nodes[top], stack_scores[top] = left[node], score + std_log(np.float32(1.0 - f))
+    return size
 
 
 @njit(parallel=True, cache=True)
@@ -183,20 +229,25 @@ def predict_bags(ids, offsets, w_in, w_out, loss, k, threshold, left, right, lab
     scores_out (L, k) float32. A line with no rows predicts nothing."""
     lines, dim, nlabels = len(offsets) - 1, w_in.shape[1], w_out.shape[0]
     for line in prange(lines):
-        labels, scores = labels_out[line], scores_out[line]
-        labels[:] = -1
-        scores[:] = -np.inf
+        labels_out[line] = -1
+        scores_out[line] = -np.inf
         a, b = offsets[line], offsets[line + 1]
         if b == a:
             continue
+        labels = np.full(k + 1, -1, np.int32)  # the heap: one more than k while a new label waits
+        scores = np.full(k + 1, -np.inf, np.float32)
         hidden = np.empty(dim, dtype=np.float32)
         mean_row(ids, a, b, w_in, hidden)
         if loss == 1:
-            _tree_search(w_out, hidden, k, threshold, left, right, labels, scores,
-                         np.empty(len(left) + 1, np.int64), np.empty(len(left) + 1, np.float32))  # fmt: skip
-            continue
-        out = np.empty(nlabels, dtype=np.float32)
-        _output(w_out, hidden, loss, out)
-        for i in range(nlabels):
-            if out[i] >= threshold:
-                _offer(std_log(out[i]), i, k, labels, scores)
+            size = _tree_search(w_out, hidden, k, threshold, left, right, labels, scores,
+                                np.empty(len(left) + 1, np.int64), np.empty(len(left) + 1, np.float32))  # fmt: skip
+        else:
+            out = np.empty(nlabels, dtype=np.float32)
+            _output(w_out, hidden, loss, out)
+            size = 0
+            for i in range(nlabels):
+                if out[i] >= threshold:
+                    size = _offer(std_log(out[i]), i, k, scores, labels, size)
+        _sort_heap(scores, labels, size)
+        labels_out[line, :size] = labels[:size]
+        scores_out[line, :size] = scores[:size]
