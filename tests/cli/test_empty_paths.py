@@ -31,6 +31,12 @@ EMPTY_PATHS = {
     "distill --out": ["distill", "minilm", "--out", ""],
     "distill --words-from": ["distill", "minilm", "--out", "m", "--add-words", "5", "--words-from", ""],
     "encode MODEL": ["encode", "", "the cat"],
+    "classify train DATA": ["classify", "train", "", "--out", "m.bin"],
+    "classify train --out": ["classify", "train", "gcide-domains", "--out", ""],
+    "classify test MODEL": ["classify", "test", "", "gcide-domains-test"],
+    "classify test DATA": ["classify", "test", "m.bin", ""],
+    "classify predict MODEL": ["classify", "predict", "", "gcide-domains-test"],
+    "classify predict DATA": ["classify", "predict", "m.bin", ""],
 }
 
 

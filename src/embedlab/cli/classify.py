@@ -27,9 +27,7 @@ import typer
 
 from embedlab.cli.options import ForceFlag, JsonFlag, as_typed, path_text, path_value, refuse_existing
 
-app = typer.Typer(
-    help="fastText's classifier: train, test, predict (its .bin and .ftz both ways).", no_args_is_help=True
-)
+app = typer.Typer(help="Train, test and run fastText's text classifier.", no_args_is_help=True)
 
 DataArg = Annotated[
     str,
@@ -85,7 +83,10 @@ def train(
     force: ForceFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Train fastText's classifier on DATA and write it as the tool's .bin (its flags and defaults)."""
+    """Train fastText's classifier on DATA into a .bin.
+
+    fastText's flags and defaults; the .bin is the tool's format, so `fasttext predict` and `fasttext test`
+    read it. A run killed mid-way continues with --resume."""
     from embedlab.errors import MissingDataError, OutputExistsError, check_float
     from embedlab.train.supervised import Supervised, train_classifier
     from embedlab.vectors.io.fasttext import write_fasttext
@@ -159,7 +160,9 @@ def _bar(quiet: bool):
 
 
 def predict(model: ModelArg, data: DataArg, k: TopK = 1, threshold: Threshold = 0.0, as_json: JsonFlag = False) -> None:
-    """Each line's K best labels and their probabilities, one line each, as `fasttext predict-prob`."""
+    """Print each line's K best labels and probabilities.
+
+    One line per line of DATA, as `fasttext predict-prob` prints them."""
     from embedlab.models.bag import Classifier
 
     clf = Classifier.read(model)
@@ -179,7 +182,10 @@ def test(
     per_label: Annotated[bool, typer.Option("--per-label", help="Each label's F1, precision, recall too.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """P@K and R@K of MODEL on DATA's labelled lines, as `fasttext test` (and `test-label`) print them."""
+    """Score MODEL on DATA's labels: P@K and R@K.
+
+    As `fasttext test` prints them; --per-label adds each label's F1, precision and recall (as
+    `fasttext test-label`, whose recall and F1 are wrong in fastText 0.9.2: it never counts gold labels)."""
     from embedlab.models.bag import Classifier
 
     clf = Classifier.read(model)

@@ -4,6 +4,7 @@
                 quirk kept, so ids agree with fastText's and gensim's); a whole vocabulary at once
     murmur.py   MurmurHash3 x64 128, floret's hash (`hash_count` 1..4 ids per key)
     kernels.py  the compiled (numba) n-gram hashing behind `vocab_ngram_buckets`
+    words.py    fastText's word n-grams (a classifier's "new york"): hashes combined as the tool combines them
     compose.py  compose_rows: every word's vector, the mean of its own row and its buckets' rows
 
 Nothing here imports another embedlab package but `errors`: layers, tokenizers, vector tables and

@@ -10,6 +10,10 @@ tables.py      TinyLM's token table by kind (full, hashed, hash embeddings, quot
                and the head each is read back with
 vit.py         ViT: a small Vision Transformer classifier (patches + CLS + positions, pre-norm blocks)
 cnn.py         SmallCNN: three 3×3 convolutions and an average pool, the ViT's rival for the data it needs
+labelled.py    fastText's labelled text, split as the tool splits it, and the classifier's Dictionary (line -> rows)
+bag.py         Classifier: fastText's supervised model (mean of a line's rows -> labels), predict and test
+bag_kernels.py the classifier's compiled loops: lines into row ids, top-k prediction as the tool ranks
+bag_module.py  BagOfEmbeddings: the classifier as nn.EmbeddingBag + nn.Linear (the autograd oracle)
 """
 
 from embedlab import lazy_exports

@@ -22,6 +22,8 @@ distill.py      an encoder made static: each token through it alone, PCA, SIF we
 distill_vocabulary.py  the static model's vocabulary: the teacher's less [unusedN], plus whole corpus words
 static_fit.py   a static table fitted to its teacher's sentence vectors (distill --train; tokenlearn's step)
 resumable.py    rows that take minutes, kept on disk chunk by chunk: a run cut short resumes
+supervised.py   fastText's classifier trained (`classify train`): its flags and defaults, checkpoints, resume
+supervised_kernels.py  its update as numba kernels: softmax, ns, hs and ova steps, Hogwild threads
 """
 
 from embedlab import lazy_exports

@@ -16,7 +16,7 @@ for its whole window (HogBatch, `_window_step`), where word2vec and gensim draw 
 step pair by pair. On gcide it trains twice as fast, and WordSim-353, SimLex-999 and Google
 analogies stay within the quality bound of docs/benchmarks.md.
 The state these kernels update, and the job that feeds them chunks, are in `word2vec.py`. The
-inline parts without a leading underscore (window_span, subsample, draw_targets, draw_ahead,
+inline parts without a leading underscore (lcg, draw_row, window_span, subsample, draw_targets, draw_ahead,
 prefetch_rows, ns_update, lr_at) are shared with the subword kernels (`subword_kernels.py`).
 
 All randomness is one LCG per thread, word2vec's `r = r * 25214903917 + 11` on uint64, held in
@@ -54,7 +54,7 @@ FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 
 
 @njit(inline="always")
-def _lcg(state):
+def lcg(state):
     """word2vec's next_random; uint64 arithmetic wraps modulo 2**64."""
     return state * _LCG_MUL + _LCG_ADD
 
@@ -63,7 +63,7 @@ def _lcg(state):
 def window_span(window, state):
     """word2vec's dynamic window: draw b uniform in 0..window-1 and look span = window - b words
     each side, so near words are used more often than far ones. Returns (span, next state)."""
-    state = _lcg(state)
+    state = lcg(state)
     return window - np.int64((state >> _HIGH) % np.uint64(window)), state
 
 
@@ -83,9 +83,9 @@ def guide_table(cum_table: np.ndarray) -> np.ndarray:
 
 
 @njit(inline="always")
-def _draw_row(cum_table, guide, state):
+def draw_row(cum_table, guide, state):
     """A noise row: the first i with cum_table[i] > r, r uniform below cum_table[-1]."""
-    state = _lcg(state)
+    state = lcg(state)
     top = np.uint64(cum_table[-1])
     r = (state >> _HIGH) % top
     row = guide[(r * np.uint64(cum_table.shape[0])) // top]
@@ -100,7 +100,7 @@ def draw_noise(cum_table, guide, rng_state, n):
     rows = np.empty(n, np.int64)
     state = rng_state[0]
     for i in range(n):
-        rows[i], state = _draw_row(cum_table, guide, state)
+        rows[i], state = draw_row(cum_table, guide, state)
     rng_state[0] = state
     return rows
 
@@ -112,7 +112,7 @@ def subsample(ids, a, b, keep, out, state):
     for i in range(a, b):
         word = ids[i]
         if keep[word] < 1.0:  # no draw for words that are always kept
-            state = _lcg(state)
+            state = lcg(state)
             if (state >> _HIGH) * 2.0**-32 >= keep[word]:
                 continue
         out[n] = word
@@ -126,7 +126,7 @@ def draw_targets(true_row, cum_table, guide, negative, out, state):
     out[0] = true_row
     n = 1
     for _ in range(negative):
-        row, state = _draw_row(cum_table, guide, state)
+        row, state = draw_row(cum_table, guide, state)
         if row != true_row:
             out[n] = row
             n += 1

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit, prange
 
 from embedlab.models.bag_kernels import FASTMATH, mean_row, sigmoid
-from embedlab.train.kernels import _draw_row, _lcg
+from embedlab.train.kernels import draw_row, lcg
 
 _HIGH = np.uint64(32)
 
@@ -101,7 +101,7 @@ def train_lines(ids, offsets, labels, label_offsets, tokens, begin, end, w_in, w
                         positive |= labels[m] == i
                     step += _binary(w_out, i, hidden, grad, positive, rate)
             else:
-                state = _lcg(state)
+                state = lcg(state)
                 target = labels[la + np.int64((state >> _HIGH) % np.uint64(lb - la))]
                 if loss == 3:
                     step = _softmax(w_out, target, hidden, grad, out, rate)
@@ -110,7 +110,7 @@ def train_lines(ids, offsets, labels, label_offsets, tokens, begin, end, w_in, w
                     for _ in range(neg):
                         noise = target
                         while noise == target:
-                            noise, state = _draw_row(cum_table, guide, state)
+                            noise, state = draw_row(cum_table, guide, state)
                         step += _binary(w_out, noise, hidden, grad, False, rate)
                 else:  # hs: the label's path from its leaf to the root
                     for p in range(path_offsets[target], path_offsets[target + 1]):
@@ -135,5 +135,5 @@ def uniform_rows(w, bound, seed):
         state = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(block + 1)
         for i in range(len(w) * block // blocks, len(w) * (block + 1) // blocks):
             for j in range(w.shape[1]):
-                state = _lcg(state)
+                state = lcg(state)
                 w[i, j] = np.float32((np.float64(state >> np.uint64(11)) / 9007199254740992.0 * 2.0 - 1.0) * bound)
