@@ -167,11 +167,11 @@ def predict(model: ModelArg, data: DataArg, k: TopK = 1, threshold: Threshold = 
 
     clf = Classifier.read(model)
     top = clf.predict(_text(data), k, threshold)
-    lines = [top.labels_of(i) for i in range(len(top.labels))]
     if as_json:
-        typer.echo(json.dumps({"model": str(model), "predictions": [[list(p) for p in line] for line in lines]}))
+        lines = [[list(p) for p in top.labels_of(i)] for i in range(len(top.labels))]
+        typer.echo(json.dumps({"model": str(model), "predictions": lines}))
         return
-    typer.echo("\n".join(" ".join(f"{label} {prob:.6g}" for label, prob in line) for line in lines))
+    sys.stdout.write("".join(line + "\n" for line in top.lines()))
 
 
 def test(

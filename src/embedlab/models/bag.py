@@ -37,6 +37,18 @@ class Predictions:
         """Line `line`'s predictions as (label, probability), best first."""
         return [(self.names[i], float(p)) for i, p in zip(self.labels[line], self.probs[line], strict=True) if i >= 0]
 
+    def lines(self) -> list[str]:
+        """Each line's predictions as `fasttext predict-prob` prints them: "__label__a 0.91 __label__b 0.05"
+        (probabilities to 6 significant digits; a line with none is empty)."""
+        names = [*self.names, ""]  # -1 (no label) names ""
+        columns = [
+            [f"{names[i]} {p:.6g}" if i >= 0 else "" for i, p in zip(ids, probs, strict=True)]
+            for ids, probs in zip(self.labels.T.tolist(), self.probs.T.tolist(), strict=True)
+        ]
+        if len(columns) == 1:
+            return columns[0]
+        return [" ".join(filter(None, parts)) for parts in zip(*columns, strict=True)]
+
 
 @dataclass
 class Meter:

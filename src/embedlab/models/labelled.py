@@ -9,7 +9,7 @@ turns each line into the rows it averages and the labels it should predict.
 A line is split into tokens at ASCII whitespace (space, tab, CR, VT, FF), as fastText's readWord does;
 every line that ends with a newline gets the end-of-sentence word "</s>" as its last token (a last line
 without one gets none), and "</s>" is a word like any other: it has a row, and it takes part in word
-n-grams. A token starting with "__label__" is a label. A line's input rows are, in fastText's order:
+n-grams. As in the tool, a "</s>" typed in a line ends it there (the rest is read as the next line). A token starting with "__label__" is a label. A line's input rows are, in fastText's order:
 each word's rows (its own row, then with -maxn > 0 its character n-grams' buckets; a word the dictionary
 lacks has only the n-grams), then the buckets of its word 2..n-grams (hashing/words.py), over every
 word including unknown ones. Bucket b is row nwords + b, or, in a pruned model, nwords + the index the
@@ -58,20 +58,16 @@ class LabelledText:
         if isinstance(data, str):
             data = data.encode("utf-8")
         _check_text(data, where)
-        lines = data.split(b"\n")
-        ended = len(lines) - 1  # lines before the last "\n" get "</s>"; what follows it is a last line
-        if not lines[-1].strip():
-            lines.pop()  # nothing after the last newline (or only spaces): no line
-        index: dict[bytes, int] = {}
-        ids: list[int] = []
-        offsets = [0]
-        for number, line in enumerate(lines):
-            words = line.split()
-            if number < ended:
-                words.append(_EOS_BYTES)
-            ids.extend([index.setdefault(word, len(index)) for word in words])
-            offsets.append(len(ids))
-        return cls(list(index), np.array(ids, np.int32), np.array(offsets, np.int64), where)
+        # fastText reads each newline as the word "</s>" and ends a line at every "</s>" (one typed inside a
+        # line too): one split of the whole text, then the lines are cut after each "</s>"
+        tokens = data.replace(b"\n", b" </s> ").split()
+        index = {token: i for i, token in enumerate(dict.fromkeys(tokens))}  # first appearance order
+        ids = np.fromiter(map(index.__getitem__, tokens), np.int32, len(tokens))
+        ends = np.flatnonzero(ids == index.get(_EOS_BYTES, -1)) + 1
+        if len(ids) and (not len(ends) or ends[-1] != len(ids)):
+            ends = np.append(ends, len(ids))  # a last line without a newline: no "</s>"
+        offsets = np.concatenate([[0], ends]).astype(np.int64)
+        return cls(list(index), ids, offsets, where)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
