@@ -138,3 +138,13 @@ def test_the_label_tree_is_a_huffman_tree():
     assert (np.sort(np.concatenate([left[5:], right[5:]])) == np.arange(8)).all()  # each node a child once
     assert rows.max() == len(counts) - 2  # internal nodes are output rows 0..n-2
     assert codes[offsets[0]] != codes[offsets[2] - 1]  # label 0 and label 1's last step meet at the root from two sides
+
+
+def test_splitting_finds_each_distinct_token_once_with_its_hash():
+    """Thousands of distinct tokens (the kernel's table grows several times), non-ASCII bytes, and a
+    "</s>" typed in a line, which ends the line there as in the tool."""
+    words = [f"w{i}é" for i in range(5000)]
+    text = LabelledText.of(" ".join(words) + "\n" + " ".join(reversed(words)) + " x </s> y z")
+    assert text.types == [w.encode() for w in words] + [b"</s>", b"x", b"y", b"z"]
+    assert text.hashes.tolist() == word_hashes(text.types).tolist()
+    assert np.diff(text.offsets).tolist() == [5001, 5002, 2]  # each "</s>" ends a line; "y z" has none

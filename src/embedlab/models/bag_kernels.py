@@ -6,6 +6,7 @@
         top-k labels of each line and their scores, log(p + 1e-5) as fastText ranks them
     mean_row(ids, a, b, w_in, hidden)   hidden = the mean of rows ids[a:b] (shared with the trainer)
     sigmoid(x)                          fastText's table sigmoid (512 steps over -8..8)
+    split_text(data, n)                 bytes -> token ids, line offsets, and each distinct token's span and hash
 
 The arithmetic is fastText's where it shows in the answers: ns, ova and hs score a label with the table
 sigmoid (so 0.5 sits on a step of 1/32 in x), softmax with exp; a score is std_log(p) =
@@ -31,6 +32,92 @@ _MULT = np.uint64(NGRAM_MULTIPLIER)
 # Reassociation lets LLVM vectorise the row sums and dot products (as the word2vec kernels do); NaN and inf
 # keep their meaning. Sums then round in another order than the tool's: answers agree to float32 rounding.
 FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
+
+
+_FNV_OFFSET, _FNV_PRIME, _MASK = np.uint64(2166136261), np.uint64(16777619), np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _blank(c):
+    """fastText's readWord separators but the newline: space, tab, CR, VT, FF (NUL is refused before)."""
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+
+
+@njit(cache=True)
+def _find(data, a, b, h, table, starts, ends):
+    """The table slot of the token data[a:b] of hash h: the slot holding its type, or the empty one it goes in."""
+    mask = len(table) - 1
+    slot = np.int64(h) & mask
+    while table[slot] >= 0:
+        t = table[slot]
+        if ends[t] - starts[t] == b - a:
+            same = True
+            for k in range(b - a):
+                if data[starts[t] + k] != data[a + k]:
+                    same = False
+                    break
+            if same:
+                return slot
+        slot = (slot + 1) & mask
+    return slot
+
+
+@njit(cache=True)
+def split_text(data, n):
+    """Tokens of data[:n] as fastText's readWord reads them (data[n:n + 4] must hold b"</s>", the word each
+    newline is read as) -> ids (N,) int32, offsets (L+1,) int64 (a line ends after each "</s>"), and of
+    each distinct token, in order of first appearance, its span starts, ends (U,) in data and its FNV-1a
+    hash (U,) int64 as fastText's int32. One pass; distinct tokens found in an open-addressing table."""
+    table = np.full(1 << 12, -1, np.int64)
+    starts = np.empty(1 << 11, np.int64)
+    ends = np.empty(1 << 11, np.int64)
+    hashes = np.empty(1 << 11, np.int64)
+    ids = np.empty(n + 1, np.int32)
+    offsets = np.empty(n + 2, np.int64)
+    offsets[0] = 0
+    types, tokens, lines, i = 0, 0, 0, 0
+    while i < n:
+        a, b = i, i + 1
+        if data[i] == 10:
+            a, b = n, n + 4  # the newline is the word "</s>"
+        elif _blank(data[i]):
+            i += 1
+            continue
+        else:
+            while b < n and data[b] != 10 and not _blank(data[b]):
+                b += 1
+        h = _FNV_OFFSET
+        for k in range(a, b):
+            byte = np.uint64(data[k])
+            if byte >= 0x80:
+                byte |= np.uint64(0xFFFFFF00)  # fastText hashes int8_t(c): sign-extended
+            h = ((h ^ byte) * _FNV_PRIME) & _MASK
+        slot = _find(data, a, b, h, table, starts, ends)
+        if table[slot] < 0:
+            if types == len(starts):  # grow the types' arrays
+                starts = np.concatenate((starts, np.empty_like(starts)))
+                ends = np.concatenate((ends, np.empty_like(ends)))
+                hashes = np.concatenate((hashes, np.empty_like(hashes)))
+            starts[types], ends[types] = a, b
+            hashes[types] = np.int64(h) - 4294967296 if h >= 2147483648 else np.int64(h)
+            table[slot] = types
+            types += 1
+            if 2 * types > len(table):  # keep the table at most half full: rebuild it twice as large
+                table = np.full(2 * len(table), -1, np.int64)
+                for t in range(types):
+                    table[_find(data, starts[t], ends[t], np.uint64(hashes[t]) & _MASK, table, starts, ends)] = t
+                slot = -1
+        t = table[slot] if slot >= 0 else types - 1
+        ids[tokens] = t
+        tokens += 1
+        if ends[t] - starts[t] == 4 and data[starts[t]] == 60 and data[starts[t] + 1] == 47 and data[starts[t] + 2] == 115 and data[starts[t] + 3] == 62:  # fmt: skip
+            lines += 1  # "</s>", read from a newline or typed: the line ends
+            offsets[lines] = tokens
+        i = b if a != n else i + 1
+    if tokens > offsets[lines]:  # a last line without a newline
+        lines += 1
+        offsets[lines] = tokens
+    return ids[:tokens], offsets[: lines + 1], starts[:types], ends[:types], hashes[:types]
 
 
 @njit(cache=True, inline="always")

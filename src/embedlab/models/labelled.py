@@ -45,6 +45,7 @@ class LabelledText:
     tokens: np.ndarray  # (N,) int32 index into types
     offsets: np.ndarray  # (L+1,) int64 where each line's tokens start
     where: str = "the text"  # what error messages call it (a path)
+    hashes: np.ndarray | None = None  # (U,) int64 each type's FNV-1a as fastText's int32 (None: computed when asked)
 
     @classmethod
     def read(cls, path: str | Path) -> LabelledText:
@@ -58,16 +59,14 @@ class LabelledText:
         if isinstance(data, str):
             data = data.encode("utf-8")
         _check_text(data, where)
+        from embedlab.models.bag_kernels import split_text  # numba, imported only here
+
         # fastText reads each newline as the word "</s>" and ends a line at every "</s>" (one typed inside a
-        # line too): one split of the whole text, then the lines are cut after each "</s>"
-        tokens = data.replace(b"\n", b" </s> ").split()
-        index = {token: i for i, token in enumerate(dict.fromkeys(tokens))}  # first appearance order
-        ids = np.fromiter(map(index.__getitem__, tokens), np.int32, len(tokens))
-        ends = np.flatnonzero(ids == index.get(_EOS_BYTES, -1)) + 1
-        if len(ids) and (not len(ends) or ends[-1] != len(ids)):
-            ends = np.append(ends, len(ids))  # a last line without a newline: no "</s>"
-        offsets = np.concatenate([[0], ends]).astype(np.int64)
-        return cls(list(index), ids, offsets, where)
+        # line too); the word's bytes go after the text for the kernel to point at
+        raw = data + _EOS_BYTES
+        ids, offsets, starts, ends, hashes = split_text(np.frombuffer(raw, np.uint8), len(data))
+        types = [raw[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+        return cls(types, ids, offsets, where, hashes)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -96,6 +95,11 @@ class LabelledText:
                     f"{self.where} line {int(bad[0]) + 1:,} has {what}: each line needs one or more labels and "
                     f"some text, as in '{LABEL}zool. a small fish' ({len(bad):,} of {len(self):,} lines have {what})"
                 )
+
+
+def _hashes(text: LabelledText) -> np.ndarray:
+    """(U,) int64: each type's fastText hash, as split_text gave it or computed now."""
+    return word_hashes(text.types) if text.hashes is None else text.hashes
 
 
 def _check_text(data: bytes, where: str) -> None:
@@ -220,7 +224,7 @@ class Dictionary:
         sub_offsets, sub_ids = self._subwords(names, target, is_label)
         prune = np.arange(0, dtype=np.int32) if self.pruned is None else self.pruned
         ids, offsets, labels, label_offsets = fill_bags(
-            text.tokens, text.offsets, kind, target, word_hashes(text.types), sub_offsets, sub_ids,
+            text.tokens, text.offsets, kind, target, _hashes(text), sub_offsets, sub_ids,
             self.word_ngrams, self.bucket, nwords, prune, self.pruned is not None,
         )  # fmt: skip
         return Bags(ids, offsets, labels, label_offsets, np.diff(text.offsets))
