@@ -62,6 +62,12 @@ def _find(data, a, b, h, table, starts, ends):
     return slot
 
 
+@njit(cache=True, inline="always")
+def _is_eos(data, a, b):
+    """data[a:b] is b"</s>"."""
+    return b - a == 4 and data[a] == 60 and data[a + 1] == 47 and data[a + 2] == 115 and data[a + 3] == 62
+
+
 @njit(cache=True)
 def split_text(data, n):
     """Tokens of data[:n] as fastText's readWord reads them (data[n:n + 4] must hold b"</s>", the word each
@@ -76,6 +82,7 @@ def split_text(data, n):
     offsets = np.empty(n + 2, np.int64)
     offsets[0] = 0
     types, tokens, lines, i = 0, 0, 0, 0
+    eos = -1  # the type of "</s>", once seen
     while i < n:
         a, b = i, i + 1
         if data[i] == 10:
@@ -110,7 +117,8 @@ def split_text(data, n):
         t = table[slot] if slot >= 0 else types - 1
         ids[tokens] = t
         tokens += 1
-        if ends[t] - starts[t] == 4 and data[starts[t]] == 60 and data[starts[t] + 1] == 47 and data[starts[t] + 2] == 115 and data[starts[t] + 3] == 62:  # fmt: skip
+        if t == eos or (eos < 0 and _is_eos(data, starts[t], ends[t])):
+            eos = t
             lines += 1  # "</s>", read from a newline or typed: the line ends
             offsets[lines] = tokens
         i = b if a != n else i + 1

@@ -9,7 +9,8 @@ turns each line into the rows it averages and the labels it should predict.
 A line is split into tokens at ASCII whitespace (space, tab, CR, VT, FF), as fastText's readWord does;
 every line that ends with a newline gets the end-of-sentence word "</s>" as its last token (a last line
 without one gets none), and "</s>" is a word like any other: it has a row, and it takes part in word
-n-grams. As in the tool, a "</s>" typed in a line ends it there (the rest is read as the next line). A token starting with "__label__" is a label. A line's input rows are, in fastText's order:
+n-grams. As in the tool, a "</s>" typed in a line ends it there (the rest is read as the next line).
+A token starting with "__label__" is a label. A line's input rows are, in fastText's order:
 each word's rows (its own row, then with -maxn > 0 its character n-grams' buckets; a word the dictionary
 lacks has only the n-grams), then the buckets of its word 2..n-grams (hashing/words.py), over every
 word including unknown ones. Bucket b is row nwords + b, or, in a pruned model, nwords + the index the
