@@ -161,8 +161,9 @@ def report(name: str, rows: dict) -> None:
                 continue
             wall = median([r[side]["wall"] for r in rows[step]])
             tool = median([r["fasttext tool"]["wall"] for r in rows[step]])
-            table.append([step, side, spread([r[side]["accuracy"] for r in rows[step]]), fmt(wall, ".2f"),
-                          fmt(tool / wall, ".2f"), fmt(median([r[side]["bytes"] for r in rows[step]]) / 1e6, ".2f")])  # fmt: skip
+            size = median([r[side]["bytes"] for r in rows[step]]) / 1e6
+            accuracies = spread([r[side]["accuracy"] for r in rows[step]])
+            table.append([step, side, accuracies, fmt(wall, ".2f"), fmt(tool / wall, ".2f"), fmt(size, ".2f")])
     for step in ("inference bin", "inference ftz"):
         for side in ("fasttext tool", "embedlab"):
             if rows[step]:

@@ -64,6 +64,7 @@ def lazy_exports(package: str, exports: dict[str, str]):
 
     return __getattr__
 
+
 __all__ = [
     "EmbedlabError",
     "FileFormatError",

@@ -125,7 +125,9 @@ def test_kill_9_then_resume_writes_the_same_bytes(data, tmp_path, run_cli):
     out = tmp_path / "m.bin"
     partial = Path(f"{out}.partial")
     embedlab = Path(sys.executable).parent / "embedlab"
-    proc = subprocess.Popen([str(embedlab), *args, "--out", str(out), "--checkpoint-every", "0"], stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [str(embedlab), *args, "--out", str(out), "--checkpoint-every", "0"], stderr=subprocess.PIPE
+    )
     deadline = time.monotonic() + KILL_TIMEOUT
     try:
         while not (partial.exists() and partial.stat().st_size > 0):  # written atomically: whole when seen

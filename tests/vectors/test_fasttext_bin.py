@@ -371,7 +371,8 @@ DAMAGE = {  # name -> (offset, or a part of small_bin; bytes written there; what
     "nwords": ("dictionary", struct.pack("<iii", 4, 3, 1), "expected 3 words (entry type 0)"),
     "entry type": ("entries", b"cat\0" + bytes(8) + b"\x07", "entry type 0 (word) or 1 (label) for 'cat'; found 7"),
     "pruned": ("dictionary", struct.pack("<iiiqq", 4, 4, 0, 19, 0), "expected an unpruned dictionary"),
-    "quantized": ("quant", b"\x01", "a quantized fastText model (.ftz"),
+    # a .bin whose flag says quantized: the dense shape's first byte (rows, 6) is read as the qnorm flag
+    "quantized": ("quant", b"\x01", "expected the input matrix's qnorm flag (a byte 0 or 1); found 6"),
     "flag": ("quant", b"\x02", "quantization flag (a byte 0 or 1); found 2"),
     "output quantized": ("output", b"\x01", "expected an unquantized output matrix"),
     "not UTF-8": ("entries", b"\xff", "expected UTF-8 text in word 0; found the byte 0xff"),
@@ -408,7 +409,7 @@ def test_sizes_beyond_the_file_are_refused_before_mapping(small_bin, tmp_path):
     assert "cut short" in str(info.value)
 
 
-def test_trailing_bytes_and_the_tools_quantized_file(small_bin, tool_bin, tmp_path):
+def test_trailing_bytes_and_the_tools_quantized_file_is_read(small_bin, tool_bin, tmp_path):
     data, _ = small_bin
     path = damaged(tmp_path, data + b"\x00" * 7)
     with pytest.raises(FileFormatError) as info:
@@ -423,11 +424,13 @@ def test_trailing_bytes_and_the_tools_quantized_file(small_bin, tool_bin, tmp_pa
         subprocess.run(
             [_require_tool(), *command, "-input", str(labelled), "-output", str(out)], check=True, capture_output=True
         )
+    model = read_fasttext(out.with_suffix(".ftz"))  # tests/vectors/test_ftz.py checks its rows against the tool
+    assert model.quantized and model.input.shape == (model.nwords + 300, 4) and model.pruneidx is None
+    table = read_table(out.with_suffix(".ftz"))  # told by its magic number; its words' vectors decoded
+    assert table.keys == model.words[: model.nwords] and table.vectors.shape == (model.nwords, 4)
     with pytest.raises(FileFormatError) as info:
-        read_fasttext(out.with_suffix(".ftz"))
-    assert_plain(str(info.value), out.with_suffix(".ftz"), "quantized", "read the .bin it was quantized from")
-    with pytest.raises(FileFormatError, match="a quantized fastText model"):  # told by its magic number
-        read_table(out.with_suffix(".ftz"))
+        read_fasttext(damaged(tmp_path, out.with_suffix(".ftz").read_bytes() + b"\x00"))
+    assert_plain(str(info.value), tmp_path / "bad.bin", "expected the file to end after the output matrix; 1 more")
 
 
 # ----- as a table that answers any word: embedlab.vectors.load and SubwordVectors.save ---------------

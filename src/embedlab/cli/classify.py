@@ -6,6 +6,7 @@ embedlab classify train train.txt --out m.bin --resume                     # aft
 embedlab classify test m.bin gcide-domains-test                            # N, P@1, R@1 as `fasttext test`
 embedlab classify test m.bin test.txt -k 3 --per-label --json
 embedlab classify predict m.bin test.txt -k 2                              # as `fasttext predict-prob`
+embedlab classify quantize m.bin --cutoff 100000 --qnorm --retrain --input train.txt   # m.ftz
 echo "a genus of fishes" | embedlab classify predict m.bin -
 
 DATA is fastText's format (`__label__X some text`, several labels a line allowed), a file, "-" (standard
@@ -208,6 +209,70 @@ def test(
     typer.echo(f"N\t{meter.examples}\nP@{k}\t{meter.precision:.3g}\nR@{k}\t{meter.recall:.3g}")
 
 
+def quantize(
+    model: ModelArg,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", parser=path_value, metavar="MODEL.ftz", help="The .ftz to write (MODEL's .ftz)."),
+    ] = None,
+    cutoff: Annotated[
+        int, typer.Option("--cutoff", metavar="N", help="Keep the N input rows of largest norm (0: all).")
+    ] = 0,
+    dsub: Annotated[int, typer.Option("--dsub", metavar="N", help="Columns per sub-vector (a code byte each).")] = 2,
+    qnorm: Annotated[bool, typer.Option("--qnorm", help="Quantize each row's norm apart (a byte more a row).")] = False,
+    qout: Annotated[bool, typer.Option("--qout", help="Quantize the output table too (256 labels or more).")] = False,
+    retrain: Annotated[bool, typer.Option("--retrain", help="Train the rows --cutoff keeps again first.")] = False,
+    input: Annotated[
+        str | None, typer.Option("--input", parser=path_text, metavar="DATA", help="What --retrain trains on.")
+    ] = None,
+    lr: Annotated[float, typer.Option("--lr", metavar="RATE", help="--retrain's learning rate.")] = 0.05,
+    epoch: Annotated[int, typer.Option("--epoch", metavar="N", help="--retrain's passes over --input.")] = 5,
+    threads: Annotated[int, typer.Option("--threads", metavar="N", help="--retrain's threads (default: cores).")] = 0,
+    seed: Annotated[int, typer.Option("--seed", metavar="S", help="Seed of k-means and --retrain's draws.")] = 0,
+    force: ForceFlag = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Compress a classifier into a .ftz, as `fasttext quantize`.
+
+    Each row becomes one byte per --dsub columns (the nearest of 256 centroids learned by k-means), after
+    keeping the --cutoff rows of largest norm and, with --retrain, training those again on --input."""
+    from embedlab.cli.options import refuse_inapplicable
+    from embedlab.errors import InvalidValueError
+    from embedlab.train.supervised import retrain as retrain_rows
+    from embedlab.vectors.fasttext_quantize import prune, quantize_model
+    from embedlab.vectors.io.fasttext import read_fasttext, write_fasttext
+
+    out = out if out is not None else model.with_suffix(".ftz")
+    if out.resolve() == model.resolve():
+        raise InvalidValueError(f"--out {out} is MODEL itself; give the .ftz another name")
+    if not retrain:
+        refuse_inapplicable("without --retrain", ["input", "lr", "epoch", "threads"], "nothing is trained")
+    elif input is None or not cutoff:
+        raise InvalidValueError("--retrain needs --input DATA and --cutoff N (it trains the rows the cutoff keeps)")
+    refuse_existing([out], force)
+    text = _text(input) if retrain else None
+    started = time.perf_counter()
+    full = read_fasttext(model)
+    kept = prune(full, cutoff) if 0 < cutoff < len(full.input) else full
+    if retrain and kept is not full:
+        with _bar(as_json) as tick:
+            kept = retrain_rows(kept, text, lr, epoch, threads or os.cpu_count() or 1, seed, tick)
+    quantized = quantize_model(kept, dsub, qnorm, qout, seed=seed)
+    write_fasttext(quantized, out, replace=force)
+    before, after = model.stat().st_size, out.stat().st_size
+    summary = {"out": str(out), "rows": len(quantized.input), "of_rows": len(full.input), "bytes": after,
+               "model_bytes": before, "smaller": round(before / after, 1),
+               "seconds": round(time.perf_counter() - started, 3)}  # fmt: skip
+    if as_json:
+        typer.echo(json.dumps(summary))
+    else:
+        typer.echo(
+            f"{out}: {summary['rows']:,} of {summary['of_rows']:,} rows, {after / 1e6:,.2f} MB "
+            f"({summary['smaller']:,}x smaller than {model}) in {summary['seconds']:.1f} s"
+        )
+
+
 app.command("train")(as_typed(train))
+app.command("quantize")(as_typed(quantize))
 app.command("predict")(as_typed(predict))
 app.command("test")(as_typed(test))

@@ -3,6 +3,7 @@
     settings = Supervised(epoch=25, lr=1.0, word_ngrams=2)      # fastText's `supervised` defaults otherwise
     model = train_classifier(LabelledText.read("train.txt"), settings, progress=print)   # -> FastTextModel
     model = train_classifier(text, settings, checkpoint=Path("m.bin.partial"), resume=True)   # after a kill
+    model = retrain(prune(model, 100_000), text)        # fastText's quantize -retrain, before quantizing
 
 The result is what the tool's .bin holds (words, labels, the input table of word rows then bucket rows,
 the output table of label rows), so `write_fasttext` saves it for the tool and `Classifier` predicts
@@ -11,6 +12,7 @@ with it. The step itself is in supervised_kernels.py.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 from collections.abc import Callable
@@ -23,7 +25,7 @@ from embedlab.errors import FileFormatError, InvalidValueError, check_choice, ch
 from embedlab.hashing import MAX_BUCKETS
 from embedlab.hashing.words import MAX_WORD_NGRAMS
 from embedlab.models.bag import huffman_tree, tree_paths
-from embedlab.models.labelled import Dictionary, LabelledText
+from embedlab.models.labelled import Bags, Dictionary, LabelledText
 from embedlab.train.corpus import WordVocab
 from embedlab.train.kernels import guide_table
 from embedlab.vectors.io.fasttext_model import ARGS, LOSSES, MODELS, FastTextModel
@@ -98,7 +100,7 @@ def train_classifier(
 ) -> FastTextModel:
     """Train the classifier on `text` -> the model. With `checkpoint`, the state is saved there every
     `checkpoint_every` seconds; `resume` continues from it (it must be this text's and these settings')."""
-    from embedlab.train.supervised_kernels import train_lines, uniform_rows  # numba, imported only here
+    from embedlab.train.supervised_kernels import uniform_rows  # numba, imported only here
 
     text.check_labelled()
     s = settings
@@ -107,8 +109,6 @@ def train_classifier(
         found = ", ".join(dictionary.labels) or "none"
         raise InvalidValueError(f"{text.where}: a classifier needs 2 or more labels; found {found}")
     bags = dictionary.encode(text)
-    ntokens = int(bags.tokens.sum())
-    total = float(s.epoch) * ntokens
     fingerprint = _fingerprint(text, s)
     state = _resumed(checkpoint, fingerprint) if resume else None
     if state is None:
@@ -123,38 +123,83 @@ def train_classifier(
         if len(rng) != s.threads:  # resumed with another thread count: fresh draws, the loss so far kept
             rng = np.arange(s.threads, dtype=np.uint64) + np.uint64(s.seed + epoch)
             sums = np.vstack([sums.sum(axis=0), np.zeros((s.threads - 1, 2))])
-    noise = WordVocab(dictionary.labels, dictionary.label_counts).noise_table(0.5)
-    guide = guide_table(noise)
-    left, right = huffman_tree(dictionary.label_counts)
-    path_offsets, path_rows, path_codes = tree_paths(left, right)
-    per_call = max(s.threads, int(TOKENS_PER_CALL * len(bags) / max(ntokens, 1)))
-    starts = np.concatenate([[0], np.cumsum(bags.tokens)])
     saved = time.monotonic()
-    while epoch < s.epoch:
-        end = min(line + per_call, len(bags))
-        done = epoch * ntokens + int(starts[line])
-        train_lines(bags.ids, bags.offsets, bags.labels, bags.label_offsets, bags.tokens, line, end, w_in, w_out,
-                    LOSSES[s.loss], s.lr, float(done), total, s.threads, s.neg, noise, guide, path_offsets,
-                    path_rows, path_codes, rng, sums)  # fmt: skip
-        line = end
-        if line == len(bags):
-            epoch, line = epoch + 1, 0
-        if progress is not None:
-            progress(
-                epoch * ntokens + int(starts[line]), int(total), float(sums[:, 0].sum() / max(sums[:, 1].sum(), 1))
-            )
-        if checkpoint is not None and time.monotonic() - saved >= checkpoint_every and epoch < s.epoch:
+
+    def save(epoch: int, line: int) -> None:
+        nonlocal saved
+        if checkpoint is not None and time.monotonic() - saved >= checkpoint_every:
             from embedlab.train.checkpoint import save_checkpoint  # torch: loaded only when a run is long
 
             arrays = {"w_in": w_in, "w_out": w_out, "rng": rng, "sums": sums}
             save_checkpoint(checkpoint, arrays, {"fingerprint": fingerprint, "epoch": epoch, "line": line})
             saved = time.monotonic()
-    if not np.isfinite(w_out).all():
-        raise InvalidValueError(f"training diverged (the output table holds NaN or inf): lower --lr (now {s.lr})")
+
+    _fit(bags, dictionary, w_in, w_out, s.loss, s.lr, s.epoch, s.neg, rng, sums, (epoch, line), progress, save)
     words = dictionary.words + dictionary.labels
     counts = np.concatenate([dictionary.word_counts, dictionary.label_counts])
     types = np.repeat(np.array([0, 1], np.int8), [len(dictionary.words), len(dictionary.labels)])
-    return FastTextModel(s.args(dictionary.bucket), words, counts, types, w_in, w_out, ntokens)
+    return FastTextModel(s.args(dictionary.bucket), words, counts, types, w_in, w_out, int(bags.tokens.sum()))
+
+
+def retrain(
+    model: FastTextModel,
+    text: LabelledText,
+    lr: float = 0.05,
+    epoch: int = 5,
+    threads: int = 12,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> FastTextModel:
+    """fastText's `quantize -retrain`: `epoch` more passes over `text` from `model`'s own tables (copied),
+    on the rows it kept when pruned, at the quantize command's rate (its defaults: 0.05, 5 epochs) ->
+    the model with the new tables; its Args stay as they were."""
+    check_float("lr", lr, low=1e-12, high=1e6)
+    check_int("epoch", epoch, low=1, high=1_000_000)
+    check_int("threads", threads, low=1, high=1024)
+    if not isinstance(model.input, np.ndarray) or not isinstance(model.output, np.ndarray):
+        raise InvalidValueError("cannot retrain a quantized model: retrain the .bin it was quantized from")
+    text.check_labelled()
+    dictionary = Dictionary.of_model(model)
+    bags = dictionary.encode(text)
+    w_in, w_out = np.array(model.input), np.array(model.output)
+    rng = np.arange(threads, dtype=np.uint64) + np.uint64(seed)
+    loss = {code: name for name, code in LOSSES.items()}[model.args["loss"]]
+    _fit(bags, dictionary, w_in, w_out, loss, lr, epoch, model.args["neg"], rng, np.zeros((threads, 2)), (0, 0),
+         progress, lambda epoch, line: None)  # fmt: skip
+    return dataclasses.replace(model, input=w_in, output=w_out)
+
+
+def _fit(bags: Bags, dictionary: Dictionary, w_in: np.ndarray, w_out: np.ndarray, loss: str, lr: float, epochs: int,
+         neg: int, rng: np.ndarray, sums: np.ndarray, at: tuple[int, int], progress: Progress | None,
+         save: Callable[[int, int], None]) -> None:  # fmt: skip
+    """Train w_in (rows, D) and w_out (labels, D) in place from (epoch, line) `at` to the end of `epochs`,
+    one thread per entry of `rng`; `progress` and `save(epoch, line)` are called between kernel calls."""
+    from embedlab.train.supervised_kernels import train_lines  # numba, imported only here
+
+    threads, ntokens = len(rng), int(bags.tokens.sum())
+    total = float(epochs) * ntokens
+    noise = WordVocab(dictionary.labels, dictionary.label_counts).noise_table(0.5)
+    guide = guide_table(noise)
+    path_offsets, path_rows, path_codes = tree_paths(*huffman_tree(dictionary.label_counts))
+    per_call = max(threads, int(TOKENS_PER_CALL * len(bags) / max(ntokens, 1)))
+    starts = np.concatenate([[0], np.cumsum(bags.tokens)])
+    epoch, line = at
+    while epoch < epochs:
+        end = min(line + per_call, len(bags))
+        done = epoch * ntokens + int(starts[line])
+        train_lines(bags.ids, bags.offsets, bags.labels, bags.label_offsets, bags.tokens, line, end, w_in, w_out,
+                    LOSSES[loss], lr, float(done), total, threads, neg, noise, guide, path_offsets, path_rows,
+                    path_codes, rng, sums)  # fmt: skip
+        line = end
+        if line == len(bags):
+            epoch, line = epoch + 1, 0
+        if progress is not None:
+            mean_loss = float(sums[:, 0].sum() / max(sums[:, 1].sum(), 1))
+            progress(epoch * ntokens + int(starts[line]), int(total), mean_loss)
+        if epoch < epochs:
+            save(epoch, line)
+    if not np.isfinite(w_out).all():
+        raise InvalidValueError(f"training diverged (the output table holds NaN or inf): lower the rate (now {lr})")
 
 
 def _fingerprint(text: LabelledText, settings: Supervised) -> str:

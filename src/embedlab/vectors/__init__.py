@@ -6,6 +6,9 @@ query.py       queries as written: "king - man + woman", gensim's positive/negat
 keys.py        a word's key in any table (itself, or its byte-level piece "Ġ" + word); the themed words it holds
 neighbors.py   Neighbors: the ranked answer of a query, saying how it was got
 subword.py     SubwordVectors: fastText's word and n-gram bucket rows, a vector for any word; load()
+quantize.py    product quantization as fastText's: quantize(matrix) -> QuantizedMatrix (codes, codebooks), kmeans
+quantize_kernels.py  its k-means loops, compiled (numba)
+fasttext_quantize.py  fastText's `quantize` on a model: prune (rows of largest norm), quantize_model (a .ftz)
 similarity.py  pure functions: cosine / dot / euclidean scores, exact top-k and search, 3CosMul, read-only views
 index.py       optional FAISS index behind the same queries
 io/            files: word2vec text/binary, safetensors, .npy, projector TSV, HuggingFace, benchmark files

@@ -11,8 +11,10 @@ text.py        numbers as text: parse a row, write the shortest exact decimals, 
 formats.py     FORMATS, detection by extension or content, read_table / write_table over them all
 word2vec.py    word2vec text (.txt, .vec) and binary (.bin), as the C tool and gensim write them
 fasttext.py    Facebook fastText's .bin model (words, n-gram buckets, output), mapped on read, and is_fasttext;
-               floret's .bin too (two more Args fields)
+               floret's .bin too (two more Args fields), and the quantized .ftz
 fasttext_model.py  what a .bin holds: FastTextModel, fastText's and floret's Args layouts and codes
+ftz.py         what a .ftz adds: the pruned dictionary's n-gram ids, product-quantized matrices (read, written)
+cursor.py      a cursor over a mapped binary file whose complaints name the file and the byte offset
 floret.py      floret's text vectors (.floret, what spaCy reads): a floret table's bucket rows (write only)
 arrays.py      .safetensors and .npy, each with its NAME.vocab.json of keys and counts
 run.py         a training run's folder: every file's name, writer and reader (run.json, the table,

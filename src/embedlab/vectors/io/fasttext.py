@@ -1,8 +1,10 @@
-"""Facebook fastText's .bin model, as fastText 0.9 and gensim's save_facebook_model write it, and
-floret's (explosion's fastText fork): read with its matrices memory-mapped, written atomically.
+"""Facebook fastText's .bin model, as fastText 0.9 and gensim's save_facebook_model write it, its
+quantized .ftz (`fasttext quantize`), and floret's .bin (explosion's fastText fork): read with its
+matrices memory-mapped, written atomically.
 
     read_fasttext("cc.en.300.bin")     -> FastTextModel (fasttext_model.py); the (V+B, D) input matrix is mapped
-    write_fasttext(model, "m.bin")     the fastText tool and gensim's load_facebook_model read it
+    read_fasttext("m.ftz")             -> FastTextModel whose input (and output, with -qout) is a QuantizedMatrix
+    write_fasttext(model, "m.bin")     the fastText tool and gensim's load_facebook_model read it (the tool a .ftz)
     FastTextModel.from_arrays(words, word_rows, ngram_rows, counts, min_n=3, max_n=6)
     is_fasttext(path)                  the file starts with fastText's magic number
     word_vectors(model)                -> (nwords, D) each word's vector, as fastText composes it
@@ -20,6 +22,11 @@ for is little-endian):
     bool quant_input, int64 rows, int64 cols, rows x cols float32   input: nwords word rows, then bucket n-gram rows
     bool qout,        int64 rows, int64 cols, rows x cols float32   output: nwords rows (nlabels when supervised)
 
+A .ftz differs in three places (ftz.py): pruneidx_size >= 0 when `-cutoff` pruned the dictionary
+(its input then holds the kept n-gram rows, not every bucket's), quant_input 1 and the input a
+quantized matrix, and with -qout the output one too (the tool reads qout only after a quantized
+input; a pruned dictionary before an unquantized input it refuses, and so do we).
+
 floret writes the same magic number and version, but its Args hold two more int32 after maxn: mode
 (1 fastText, 2 floret) and hashCount (1..4), 8 bytes that shift everything after them. A file says
 nothing else about which layout it has, so the header (Args and the dictionary's sizes) is checked
@@ -29,8 +36,7 @@ else in fastText's. In floret's mode (mode 2) the bucket rows hold the words too
 
 Every way a file can be damaged (another kind of file, another version, cut short anywhere, sizes that
 disagree with each other or with the file's length) raises FileFormatError naming the file, what was
-expected and the byte offset, before any matrix is mapped. A quantized model (.ftz) is refused: its
-rows are product-quantized codes, not vectors.
+expected and the byte offset, before any matrix is mapped.
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ from embedlab.errors import FileFormatError, InvalidValueError, describe
 from embedlab.files import atomic_writer
 from embedlab.files.reading import file_kind, readable_file
 from embedlab.hashing import compose_rows, vocab_ngram_buckets
+from embedlab.vectors.io import ftz
+from embedlab.vectors.io.cursor import Reader
 from embedlab.vectors.io.fasttext_model import (
     ARGS,
     DICT_FORMAT,
@@ -54,11 +62,9 @@ from embedlab.vectors.io.fasttext_model import (
     LAYOUTS,
     MAGIC,
     MAGIC_BYTES,
-    MATRIX_FORMAT,
     MAX_HASH_COUNT,
     MODELS,
     MODES,
-    ROWS_PER_WRITE,
     VERSION,
     FastTextModel,
     args_format,
@@ -70,50 +76,12 @@ from embedlab.vectors.io.word2vec import header as word2vec_header
 # ----- reading -------------------------------------------------------------------------------------
 
 
-class _Reader:
-    """A cursor over the mapped file whose every complaint names the file and the byte offset."""
-
-    def __init__(self, path: Path, data: mmap.mmap) -> None:
-        self.path, self.data, self.pos = path, data, 0
-
-    def fail(self, what: str, at: int | None = None) -> FileFormatError:
-        return FileFormatError(f"{self.path} byte {self.pos if at is None else at:,}: {what}")
-
-    def need(self, size: int, what: str) -> int:
-        """Check `size` bytes remain at the cursor for `what`, move past them -> where they start."""
-        start, left = self.pos, len(self.data) - self.pos
-        if size > left:
-            raise self.fail(
-                f"expected {what} ({size:,} bytes), but the file ends {left:,} bytes later: it is cut short"
-            )
-        self.pos += size
-        return start
-
-    def unpack(self, fmt: str, what: str) -> tuple:
-        return struct.unpack_from(fmt, self.data, self.need(struct.calcsize(fmt), what))
-
-    def flag(self, what: str) -> bool:
-        (value,) = self.unpack("<B", what)
-        if value > 1:
-            raise self.fail(f"expected {what} (a byte 0 or 1); found {value}", self.pos - 1)
-        return bool(value)
-
-    def matrix(self, name: str, rows: int, cols: int) -> np.ndarray:
-        """The (rows, cols) float32 matrix at the cursor, mapped: its shape is checked against the
-        model and against the bytes left before anything is mapped."""
-        at = self.pos
-        m, n = self.unpack(MATRIX_FORMAT, f"the {name} matrix's shape (2 int64)")
-        if (m, n) != (rows, cols):
-            raise self.fail(f"expected the {name} matrix of shape ({rows:,}, {cols:,}); found ({m:,}, {n:,})", at)
-        start = self.need(4 * m * n, f"the {name} matrix's {m:,} x {n:,} float32")
-        return np.frombuffer(self.data, dtype="<f4", count=m * n, offset=start).reshape(m, n)
-
-
 def read_fasttext(path: str | Path) -> FastTextModel:
-    """A fastText .bin -> FastTextModel whose input and output matrices are read-only views of the
-    mapped file: the time and memory of reading are the header's and the dictionary's, whatever the
-    matrices' size; their rows are read from disk when first touched. Values are not checked (that
-    would read every page): read_fasttext_table checks the vectors it composes.
+    """A fastText .bin or .ftz -> FastTextModel whose input and output matrices (or codes) are
+    read-only views of the mapped file: the time and memory of reading are the header's and the
+    dictionary's, whatever the matrices' size; their rows are read from disk when first touched.
+    Values are not checked (that would read every page): read_fasttext_table checks the vectors it
+    composes.
     """
     path = readable_file(path, EXPECTED)
     with open(path, "rb") as f:
@@ -123,7 +91,7 @@ def read_fasttext(path: str | Path) -> FastTextModel:
                 raise FileFormatError(f"{path} byte 0: expected {EXPECTED}, but the file ends after {len(head)} bytes")
             raise FileFormatError(f"{path}: expected {EXPECTED}; found {_what_it_holds(path)}")
         data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)  # the mapping outlives the file object
-    r = _Reader(path, data)
+    r = Reader(path, data)
     r.pos = 4
     (version,) = r.unpack("<i", "the file format version (int32)")
     if version != VERSION:
@@ -135,32 +103,34 @@ def read_fasttext(path: str | Path) -> FastTextModel:
         raise r.fail(f"expected {nwords:,} words (entry type 0) in the dictionary, as its header says; found {n:,}", at)
     if len(set(words)) != len(words) and (dup := first_duplicate(words)):  # set(): a third of the time
         raise r.fail(f"expected each word once in the dictionary; {dup[0]!r} is entry {dup[1]:,} and {dup[2]:,}", at)
-    if pruned > 0:
-        r.need(8 * pruned, f"{pruned:,} pruned n-gram ids (int32 pairs)")
-    if r.flag("the input matrix's quantization flag"):
+    if pruned < -1:
         raise r.fail(
-            "a quantized fastText model (.ftz, written by fasttext quantize): its rows are product-quantized codes, "
-            "not vectors, and this library does not read them; expected an unquantized model: read the .bin it was "
-            "quantized from, or its .vec",
-            r.pos - 1,
+            f"expected the pruned n-gram ids' count, -1 (never pruned) or more; found {pruned:,}", dictionary + 20
         )
-    if pruned >= 0:
+    pruneidx = ftz.read_pruneidx(r, pruned, args["bucket"]) if pruned >= 0 else None
+    quantized = r.flag("the input matrix's quantization flag")
+    if pruned >= 0 and not quantized:
         raise r.fail(
-            f"expected an unpruned dictionary (pruneidx size -1); found {pruned:,} pruned n-gram ids", dictionary + 20
+            f"expected an unpruned dictionary (pruneidx size -1) before an unquantized input matrix; found {pruned:,} "
+            "pruned n-gram ids (fastText refuses such a file too: 'Invalid model file')",
+            dictionary + 20,
         )
-    input = r.matrix("input", nwords + args["bucket"], args["dim"])
-    if r.flag("the output matrix's quantization flag"):
-        raise r.fail("expected an unquantized output matrix (flag 0); found 1", r.pos - 1)
-    output = r.matrix("output", nlabels if args["model"] == MODELS["supervised"] else nwords, args["dim"])
+    rows = nwords + (args["bucket"] if pruneidx is None else pruned)
+    input = ftz.read_matrix(r, "input", rows, args["dim"], quantized)
+    qout = r.flag("the output matrix's quantization flag")
+    if qout and not quantized:
+        raise r.fail("expected an unquantized output matrix (flag 0) after an unquantized input; found 1", r.pos - 1)
+    rows = nlabels if args["model"] == MODELS["supervised"] else nwords
+    output = ftz.read_matrix(r, "output", rows, args["dim"], qout)
     if r.pos != len(data):
         raise r.fail(f"expected the file to end after the output matrix; {len(data) - r.pos:,} more bytes follow")
     try:
-        return FastTextModel(args, words, counts, types, input, output, ntokens)
+        return FastTextModel(args, words, counts, types, input, output, ntokens, pruneidx)
     except InvalidValueError as err:
         raise FileFormatError(f"{path}: {err}") from None
 
 
-def _read_header(r: _Reader) -> tuple[dict, tuple[int, int, int, int, int]]:
+def _read_header(r: Reader) -> tuple[dict, tuple[int, int, int, int, int]]:
     """The Args and the dictionary's sizes after the version, in the one layout (fastText's or
     floret's) they fit -> (args, (size, nwords, nlabels, ntokens, pruneidx_size)), the cursor after them."""
     read, errors = {}, {}
@@ -182,7 +152,7 @@ def _read_header(r: _Reader) -> tuple[dict, tuple[int, int, int, int, int]]:
     return header
 
 
-def _read_layout(r: _Reader, whose: str, fields: dict) -> tuple[dict, tuple[int, int, int, int, int]]:
+def _read_layout(r: Reader, whose: str, fields: dict) -> tuple[dict, tuple[int, int, int, int, int]]:
     """The Args in `fields`' layout and the dictionary's sizes at the cursor, checked as far as they
     can be without reading further."""
     at = r.pos
@@ -227,7 +197,7 @@ def _looks_floret(data: mmap.mmap) -> bool:
     return False
 
 
-def _read_entries(r: _Reader, size: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+def _read_entries(r: Reader, size: int) -> tuple[list[str], np.ndarray, np.ndarray]:
     """The dictionary's `size` entries at the cursor -> words, (size,) int64 counts, (size,) int8 types.
 
     Only the words need a Python loop (each ends at the first NUL after it); the counts and types
@@ -297,23 +267,27 @@ def word_vectors(model: FastTextModel) -> np.ndarray:
     its row: floret's initNgrams drops every word's own row but the first, meant for "</s>" (the
     most frequent token of a corpus of many lines); whatever word is first keeps it. That quirk is
     part of what a floret .bin means, so it is kept here and in SubwordVectors.from_fasttext.
+
+    A quantized model's rows are decoded (fastText's addRowToVector); a pruned one averages a word's
+    own row and only the n-gram rows its pruning kept (fastText's pushHash drops the others).
     """
     words, rows = model.words[: model.nwords], model.word_rows
     if model.max_n == 0:
         return np.array(rows, dtype=np.float32)
     floret = model.hash_count
     offsets, ids = vocab_ngram_buckets(words, model.min_n, model.max_n, model.buckets, hash_count=floret)
+    offsets, ids, grams = ftz.kept_ngrams(model, offsets, ids)
     if floret is None:
-        return compose_rows(rows, model.ngram_rows, offsets, ids)
-    composed = compose_rows(None, model.ngram_rows, offsets, ids)
+        return compose_rows(rows, grams, offsets, ids)
+    composed = compose_rows(None, grams, offsets, ids)
     if len(words):  # subtle: floret's first word keeps its own row (see above)
-        composed[:1] = compose_rows(rows[:1], model.ngram_rows, offsets[:2], ids)
+        composed[:1] = compose_rows(rows[:1], grams, offsets[:2], ids)
     return composed
 
 
 def read_fasttext_table(path: str | Path) -> Table:
-    """A fastText .bin -> Table of its whole words (labels left out), each with its composed vector
-    (word_vectors) and count: what the tool's .vec holds, to full precision."""
+    """A fastText .bin or .ftz -> Table of its whole words (labels left out), each with its composed
+    vector (word_vectors, decoded for a .ftz) and count: what the tool's .vec holds, to full precision."""
     path = Path(path)
     model = read_fasttext(path)
     keys = model.words[: model.nwords]
@@ -333,10 +307,11 @@ def refuse_plain_table(table: Table, path: Path, format: str = "fasttext") -> li
 
 
 def write_fasttext(model: FastTextModel, path: str | Path, replace: bool = True) -> Path:
-    """Write `model` as a fastText .bin at `path`, atomically (replace False: only if `path` is new)
-    -> path. Words that fastText could not read back (empty, holding whitespace or NUL), counted 0
-    (gensim's load_facebook_model drops them), and NaN or ±inf in any word, bucket or output row are
-    refused before the file is touched."""
+    """Write `model` as a fastText .bin (a .ftz when quantized) at `path`, atomically (replace False:
+    only if `path` is new) -> path. Words that fastText could not read back (empty, holding
+    whitespace or NUL), counted 0 (gensim's load_facebook_model drops them), NaN or ±inf in any word,
+    bucket or output row or codebook, and a pruned dictionary before an unquantized input (fastText's
+    "Invalid model file") are refused before the file is touched."""
     if not isinstance(model, FastTextModel):
         raise InvalidValueError(f"model must be a FastTextModel; got {describe(model)}")
     for i, word in enumerate(model.words):
@@ -352,13 +327,17 @@ def write_fasttext(model: FastTextModel, path: str | Path, replace: bool = True)
         )
     path = Path(path)
     nwords = model.nwords
-    check_finite_to_write(path, model.words[:nwords], model.word_rows)
-    check_finite_to_write(Path(f"{path} (n-gram bucket rows)"), None, model.ngram_rows)
-    check_finite_to_write(Path(f"{path} (output rows)"), None, model.output)
+    ftz.check_to_write(model, path)
+    if not model.quantized:
+        check_finite_to_write(path, model.words[:nwords], model.input[:nwords])
+        check_finite_to_write(Path(f"{path} (n-gram bucket rows)"), None, model.input[nwords:])
+    if isinstance(model.output, np.ndarray):
+        check_finite_to_write(Path(f"{path} (output rows)"), None, model.output)
+    pruned = -1 if model.pruneidx is None else len(model.pruneidx)
     with atomic_writer(path, "wb", replace) as f:
         fields = FLORET_ARGS if "mode" in model.args else ARGS
         f.write(struct.pack("<ii", MAGIC, VERSION) + struct.pack(args_format(fields), *model.args.values()))
-        f.write(struct.pack(DICT_FORMAT, len(model.words), nwords, len(model.words) - nwords, model.ntokens, -1))
+        f.write(struct.pack(DICT_FORMAT, len(model.words), nwords, len(model.words) - nwords, model.ntokens, pruned))
         entry = struct.Struct("<qb").pack
         f.write(
             b"".join(
@@ -366,8 +345,9 @@ def write_fasttext(model: FastTextModel, path: str | Path, replace: bool = True)
                 for w, c, t in zip(model.words, model.counts, model.entry_types, strict=True)
             )
         )
+        if model.pruneidx is not None:
+            f.write(np.ascontiguousarray(model.pruneidx, dtype="<i4").data)
         for matrix in (model.input, model.output):
-            f.write(b"\0" + struct.pack(MATRIX_FORMAT, *matrix.shape))  # not quantized, then the shape
-            for start in range(0, len(matrix), ROWS_PER_WRITE):
-                f.write(np.ascontiguousarray(matrix[start : start + ROWS_PER_WRITE], dtype="<f4").data)
+            f.write(b"\0" if isinstance(matrix, np.ndarray) else b"\1")  # quant_input, then qout
+            ftz.write_matrix(f, matrix)
     return path

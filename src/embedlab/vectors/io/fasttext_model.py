@@ -1,6 +1,6 @@
-"""What a fastText (or floret) .bin holds: its Args layouts and fastText's codes, and FastTextModel.
+"""What a fastText (or floret) .bin or .ftz holds: its Args layouts and fastText's codes, and FastTextModel.
 
-    FastTextModel(args, words, counts, entry_types, input, output, ntokens)
+    FastTextModel(args, words, counts, entry_types, input, output, ntokens, pruneidx=None)
     FastTextModel.from_arrays(words, word_rows, ngram_rows, counts, min_n=3, max_n=6)   # fastText's defaults
     model.training                    {"epoch": 5, "window": 5, ...}: from_arrays' settings, as the Args say
     training_of_run(config, where)    the same settings of an `embedlab train` run (its run.json "config")
@@ -18,6 +18,7 @@ import numpy as np
 
 from embedlab.errors import FileFormatError, InvalidValueError, check_choice, check_float, check_int, describe
 from embedlab.hashing import MAX_BUCKETS
+from embedlab.vectors.quantize import QuantizedMatrix
 
 MAGIC, VERSION = 793712314, 12  # fastText's FASTTEXT_FILEFORMAT_MAGIC_INT32 and FASTTEXT_VERSION
 MAGIC_BYTES = struct.pack("<i", MAGIC)  # b"\xba\x16\x4f\x2f"
@@ -55,8 +56,11 @@ ROWS_PER_WRITE = 65536  # matrix rows written at once: a write never copies a wh
 
 @dataclass(frozen=True, eq=False)  # eq=False: comparing arrays elementwise has no single truth value
 class FastTextModel:
-    """What a fastText .bin holds. `input` row i < nwords is word i's own row; row nwords + b is
-    n-gram bucket b's (the bucket ids of embedlab.hashing).
+    """What a fastText .bin or .ftz holds. `input` row i < nwords is word i's own row; row nwords + b
+    is n-gram bucket b's (the bucket ids of embedlab.hashing), or in a pruned model (`fasttext quantize
+    -cutoff`, pruneidx set) row nwords + r is the r-th kept n-gram row, bucket b's where pruneidx maps
+    b to r (a bucket it does not map is dropped from a word's mean). A .ftz's input (and with -qout
+    its output) is a QuantizedMatrix; fastText reads a pruned model only with a quantized input.
 
     >>> m = FastTextModel.from_arrays(["cat", "dog"], np.ones((2, 4)), np.zeros((10, 4)), [3, 2])
     >>> m.input.shape, m.nwords, m.buckets, m.min_n, m.max_n
@@ -67,9 +71,12 @@ class FastTextModel:
     words: list[str]  # (V,) the dictionary: nwords words (type 0), then labels (type 1)
     counts: np.ndarray  # (V,) int64 corpus counts
     entry_types: np.ndarray  # (V,) int8: 0 word, 1 label
-    input: np.ndarray  # (nwords + bucket, D) float32: word rows, then bucket rows; read-only when read
-    output: np.ndarray  # (nwords, D) float32 (nlabels, D) for a supervised model
+    input: np.ndarray | QuantizedMatrix  # (nwords + bucket, D) float32: word rows, then bucket rows; read-only
+    # when read; (nwords + P, D) when pruned
+    output: np.ndarray | QuantizedMatrix  # (nwords, D) float32 (nlabels, D) for a supervised model
     ntokens: int = 0  # tokens in the training corpus
+    pruneidx: np.ndarray | None = None  # (P, 2) int32 (bucket, its row among the kept n-gram rows), in file
+    # order (fastText writes them from a hash map); None: never pruned (the file's pruneidx size -1)
 
     def __post_init__(self) -> None:
         args = dict(self.args)
@@ -98,20 +105,26 @@ class FastTextModel:
             raise InvalidValueError(f"counts must be >= 0; got {int(counts.min())}")
         nwords = int(np.count_nonzero(types == 0))
         nlabels = len(words) - nwords
+        pruneidx = None if self.pruneidx is None else _check_pruneidx(self.pruneidx, args["bucket"])
         rows = {
-            "input": nwords + args["bucket"],
+            "input": nwords + (args["bucket"] if pruneidx is None else len(pruneidx)),
             "output": nlabels if args["model"] == MODELS["supervised"] else nwords,
         }
         for name, want in rows.items():
             matrix = getattr(self, name)
-            if not isinstance(matrix, np.ndarray) or matrix.dtype != np.float32 or matrix.shape != (want, args["dim"]):
+            quantized = isinstance(matrix, QuantizedMatrix)
+            if not quantized and (not isinstance(matrix, np.ndarray) or matrix.dtype != np.float32):
+                raise InvalidValueError(f"{name} must be a float32 array or a QuantizedMatrix; got {describe(matrix)}")
+            if matrix.shape != (want, args["dim"]):
                 raise InvalidValueError(
-                    f"{name} must be a float32 array of shape ({want}, {args['dim']}); got {describe(matrix)}"
+                    f"{name} must have shape ({want}, {args['dim']}); got {tuple(matrix.shape)}"
+                    + (" (nwords + the pruned n-gram rows)" if name == "input" and pruneidx is not None else "")
                 )
         object.__setattr__(self, "args", args)
         object.__setattr__(self, "words", words)
         object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "entry_types", types)
+        object.__setattr__(self, "pruneidx", pruneidx)
 
     @property
     def dim(self) -> int:
@@ -119,7 +132,12 @@ class FastTextModel:
 
     @property
     def nwords(self) -> int:
-        return len(self.input) - self.args["bucket"]
+        return len(self.input) - (self.args["bucket"] if self.pruneidx is None else len(self.pruneidx))
+
+    @property
+    def quantized(self) -> bool:
+        """Whether the input matrix is product-quantized (a .ftz)."""
+        return isinstance(self.input, QuantizedMatrix)
 
     @property
     def buckets(self) -> int:
@@ -153,12 +171,23 @@ class FastTextModel:
 
     @property
     def word_rows(self) -> np.ndarray:
-        """(nwords, D) each word's own input row (a view)."""
+        """(nwords, D) each word's own input row (a view; decoded, a copy, when quantized)."""
+        if self.quantized:
+            return self.input.rows(np.arange(self.nwords))
         return self.input[: self.nwords]
 
     @property
     def ngram_rows(self) -> np.ndarray:
-        """(B, D) the n-gram bucket rows (a view)."""
+        """(B, D) the n-gram bucket rows (a view; decoded, a copy, when quantized). A pruned model has
+        no row for most buckets: InvalidValueError (fasttext.word_vectors composes its words)."""
+        if self.pruneidx is not None:
+            raise InvalidValueError(
+                f"this model's dictionary is pruned (fasttext quantize -cutoff): it keeps {len(self.pruneidx):,} of "
+                f"{self.buckets:,} n-gram buckets' rows, and a word's vector averages only the kept ones; compose "
+                "its words with word_vectors (read_fasttext_table), or use the model it was pruned from"
+            )
+        if self.quantized:
+            return self.input.rows(np.arange(self.nwords, len(self.input)))
         return self.input[self.nwords :]
 
     @classmethod
@@ -246,6 +275,32 @@ def training_of_run(config: object, where: str) -> dict:
     except InvalidValueError as err:
         raise FileFormatError(f"{where}: not the settings of a word2vec run ({err})") from None
     return settings | {"model": RUN_MODELS[method], "loss": "ns"}
+
+
+def _check_pruneidx(pruneidx: object, buckets: int) -> np.ndarray:
+    """(P, 2) int32 (bucket, row) pairs, each bucket in [0, buckets) once and the rows 0..P-1 each
+    once (as fastText's Dictionary::prune numbers them) -> the array; else InvalidValueError."""
+    pairs = np.asarray(pruneidx)
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or not np.issubdtype(pairs.dtype, np.integer):
+        raise InvalidValueError(f"pruneidx must be (P, 2) integer (bucket, row) pairs; got {describe(pruneidx)}")
+    if problem := pruneidx_problem(pairs, buckets):
+        raise InvalidValueError(f"pruneidx {problem[1]}")
+    return pairs.astype(np.int32)
+
+
+def pruneidx_problem(pairs: np.ndarray, buckets: int) -> tuple[int, str] | None:
+    """(P, 2) pairs -> None if each bucket is in [0, buckets) once and the rows are 0..P-1 once each,
+    else (the first bad pair's index, what is wrong with it)."""
+    for col, (what, size) in enumerate((("bucket", buckets), ("row", len(pairs)))):
+        values = pairs[:, col].astype(np.int64)
+        if len(bad := np.flatnonzero((values < 0) | (values >= size))):
+            return int(bad[0]), f"pair {int(bad[0]):,} names {what} {values[bad[0]]:,}, outside 0..{size - 1:,}"
+        order = np.argsort(values, kind="stable")
+        repeats = order[1:][np.diff(values[order]) == 0]
+        if len(repeats):
+            i = int(repeats.min())
+            return i, f"pair {i:,} names {what} {values[i]:,} again: each must appear once"
+    return None
 
 
 def args_format(fields: dict) -> str:
