@@ -147,3 +147,4 @@ def test_kill_9_then_resume_writes_the_same_bytes(data, tmp_path, run_cli):
     status, _, err = run_cli(*args, "--out", str(out), "--resume")
     assert status == 0, err
     assert out.read_bytes() == reference.read_bytes() and not partial.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.bin", "reference.bin"]  # the killed run's file is gone

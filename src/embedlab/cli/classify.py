@@ -90,7 +90,7 @@ def train(
     read it. A run killed mid-way continues with --resume."""
     from embedlab.errors import MissingDataError, OutputExistsError, check_float
     from embedlab.train.supervised import Supervised, train_classifier
-    from embedlab.vectors.io.fasttext import write_fasttext
+    from embedlab.vectors.io.fasttext_inplace import fasttext_in_place
 
     settings = Supervised(dim, lr, epoch, word_ngrams, bucket, min_count, min_count_label, min_n, max_n, loss, neg,
                           threads or os.cpu_count() or 1, seed)  # fmt: skip
@@ -103,15 +103,16 @@ def train(
         raise MissingDataError(f"no checkpoint at {partial} to resume; run without --resume to start")
     if not resume:
         _claim(partial, force, OutputExistsError)
+    for stale in out.parent.glob(f".{out.name}.*.tmp"):  # a killed run's half-written .bin: this run owns the name
+        stale.unlink()
     started = time.perf_counter()
-    try:
-        with _bar(as_json) as tick:
-            model = train_classifier(text, settings, tick, partial, resume, checkpoint_every)
+    try:  # the tables are trained inside the .bin being written: no copy of them at the end
+        with fasttext_in_place(out, replace=force) as place, _bar(as_json) as tick:
+            model = train_classifier(text, settings, tick, partial, resume, checkpoint_every, place)
     except BaseException:
         if partial.exists() and partial.stat().st_size == 0:
             partial.unlink()  # only the claim: nothing to resume
         raise
-    write_fasttext(model, out, replace=force)
     partial.unlink(missing_ok=True)
     summary = {
         "out": str(out), "words": model.nwords, "labels": len(model.words) - model.nwords, "tokens": model.ntokens,

@@ -28,6 +28,7 @@ from embedlab.models.bag import huffman_tree, tree_paths
 from embedlab.models.labelled import Bags, Dictionary, LabelledText
 from embedlab.train.corpus import WordVocab
 from embedlab.train.kernels import guide_table
+from embedlab.vectors.io.fasttext_inplace import Place
 from embedlab.vectors.io.fasttext_model import ARGS, LOSSES, MODELS, FastTextModel
 
 TOKENS_PER_CALL = 1 << 19  # tokens one kernel call trains: progress and checkpoints come between calls
@@ -97,9 +98,11 @@ def train_classifier(
     checkpoint: Path | None = None,
     resume: bool = False,
     checkpoint_every: float = CHECKPOINT_EVERY,
+    place: Place | None = None,
 ) -> FastTextModel:
     """Train the classifier on `text` -> the model. With `checkpoint`, the state is saved there every
-    `checkpoint_every` seconds; `resume` continues from it (it must be this text's and these settings')."""
+    `checkpoint_every` seconds; `resume` continues from it (it must be this text's and these settings').
+    `place` (vectors.io.fasttext_inplace) puts the tables in the .bin being written instead of in memory."""
     from embedlab.train.supervised_kernels import uniform_rows  # numba, imported only here
 
     text.check_labelled()
@@ -110,16 +113,26 @@ def train_classifier(
         raise InvalidValueError(f"{text.where}: a classifier needs 2 or more labels; found {found}")
     bags = dictionary.encode(text)
     fingerprint = _fingerprint(text, s)
+    words = dictionary.words + dictionary.labels
+    counts = np.concatenate([dictionary.word_counts, dictionary.label_counts])
+    types = np.repeat(np.array([0, 1], np.int8), [len(dictionary.words), len(dictionary.labels)])
+    args, ntokens = s.args(dictionary.bucket), int(bags.tokens.sum())
+    shapes = (dictionary.rows, s.dim), (len(dictionary.labels), s.dim)
+    if place is None:
+        w_in, w_out = np.empty(shapes[0], np.float32), np.empty(shapes[1], np.float32)
+    else:  # the tables are the .bin's own rows
+        w_in, w_out = place(args, words, counts, types, ntokens, *shapes)
     state = _resumed(checkpoint, fingerprint) if resume else None
     if state is None:
-        w_in = np.empty((dictionary.rows, s.dim), np.float32)
         uniform_rows(w_in, 1.0 / s.dim, s.seed)
-        w_out = np.zeros((len(dictionary.labels), s.dim), np.float32)
+        w_out[:] = 0.0
         rng = np.arange(s.threads, dtype=np.uint64) + np.uint64(s.seed)
         sums = np.zeros((s.threads, 2), np.float64)
         epoch, line = 0, 0
     else:
-        (w_in, w_out, rng, sums), (epoch, line) = state
+        (saved_in, saved_out, rng, sums), (epoch, line) = state
+        np.copyto(w_in, saved_in)
+        np.copyto(w_out, saved_out)
         if len(rng) != s.threads:  # resumed with another thread count: fresh draws, the loss so far kept
             rng = np.arange(s.threads, dtype=np.uint64) + np.uint64(s.seed + epoch)
             sums = np.vstack([sums.sum(axis=0), np.zeros((s.threads - 1, 2))])
@@ -135,10 +148,7 @@ def train_classifier(
             saved = time.monotonic()
 
     _fit(bags, dictionary, w_in, w_out, s.loss, s.lr, s.epoch, s.neg, rng, sums, (epoch, line), progress, save)
-    words = dictionary.words + dictionary.labels
-    counts = np.concatenate([dictionary.word_counts, dictionary.label_counts])
-    types = np.repeat(np.array([0, 1], np.int8), [len(dictionary.words), len(dictionary.labels)])
-    return FastTextModel(s.args(dictionary.bucket), words, counts, types, w_in, w_out, int(bags.tokens.sum()))
+    return FastTextModel(args, words, counts, types, w_in, w_out, ntokens)
 
 
 def retrain(

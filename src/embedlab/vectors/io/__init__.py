@@ -14,7 +14,9 @@ fasttext.py    Facebook fastText's .bin model (words, n-gram buckets, output), m
                floret's .bin too (two more Args fields), and the quantized .ftz
 fasttext_model.py  what a .bin holds: FastTextModel, fastText's and floret's Args layouts and codes
 ftz.py         what a .ftz adds: the pruned dictionary's n-gram ids, product-quantized matrices (read, written)
+quantized.py   any table as a product-quantized .ftz (write_ftz; a word-vector model quantized, its output zeros)
 cursor.py      a cursor over a mapped binary file whose complaints name the file and the byte offset
+fasttext_inplace.py  a .bin whose matrices a trainer fills inside the file being written (no second copy)
 floret.py      floret's text vectors (.floret, what spaCy reads): a floret table's bucket rows (write only)
 arrays.py      .safetensors and .npy, each with its NAME.vocab.json of keys and counts
 run.py         a training run's folder: every file's name, writer and reader (run.json, the table,
@@ -29,6 +31,8 @@ from embedlab.vectors.io.benchmarks import read_analogies, read_pairs
 from embedlab.vectors.io.formats import (
     EXTENSIONS,
     FORMATS,
+    QUANTIZED_EXTENSIONS,
+    QUANTIZED_FORMATS,
     SUBWORD_FORMATS,
     WRITE_ONLY_EXTENSIONS,
     detect_format,
@@ -44,6 +48,8 @@ from embedlab.vectors.io.table import Table, first_duplicate
 __all__ = [
     "EXTENSIONS",
     "FORMATS",
+    "QUANTIZED_EXTENSIONS",
+    "QUANTIZED_FORMATS",
     "RUN_SUBWORDS",
     "RUN_TABLE",
     "SUBWORD_FORMATS",

@@ -306,6 +306,27 @@ def refuse_plain_table(table: Table, path: Path, format: str = "fasttext") -> li
     )
 
 
+def header_bytes(
+    args: dict, words: list[str], counts: np.ndarray, entry_types: np.ndarray, ntokens: int, pruneidx: np.ndarray | None
+) -> bytes:
+    """A .bin's bytes before its matrices: magic, version, Args, the dictionary and its pruned ids."""
+    fields = FLORET_ARGS if "mode" in args else ARGS
+    nwords = int(np.count_nonzero(np.asarray(entry_types) == 0))
+    pruned = -1 if pruneidx is None else len(pruneidx)
+    entry = struct.Struct("<qb").pack
+    return b"".join(
+        [
+            struct.pack("<ii", MAGIC, VERSION) + struct.pack(args_format(fields), *args.values()),
+            struct.pack(DICT_FORMAT, len(words), nwords, len(words) - nwords, ntokens, pruned),
+            *(
+                w.encode("utf-8") + b"\0" + entry(int(c), int(t))
+                for w, c, t in zip(words, counts, entry_types, strict=True)
+            ),
+            b"" if pruneidx is None else np.ascontiguousarray(pruneidx, dtype="<i4").tobytes(),
+        ]
+    )
+
+
 def write_fasttext(model: FastTextModel, path: str | Path, replace: bool = True) -> Path:
     """Write `model` as a fastText .bin (a .ftz when quantized) at `path`, atomically (replace False:
     only if `path` is new) -> path. Words that fastText could not read back (empty, holding
@@ -333,20 +354,8 @@ def write_fasttext(model: FastTextModel, path: str | Path, replace: bool = True)
         check_finite_to_write(Path(f"{path} (n-gram bucket rows)"), None, model.input[nwords:])
     if isinstance(model.output, np.ndarray):
         check_finite_to_write(Path(f"{path} (output rows)"), None, model.output)
-    pruned = -1 if model.pruneidx is None else len(model.pruneidx)
     with atomic_writer(path, "wb", replace) as f:
-        fields = FLORET_ARGS if "mode" in model.args else ARGS
-        f.write(struct.pack("<ii", MAGIC, VERSION) + struct.pack(args_format(fields), *model.args.values()))
-        f.write(struct.pack(DICT_FORMAT, len(model.words), nwords, len(model.words) - nwords, model.ntokens, pruned))
-        entry = struct.Struct("<qb").pack
-        f.write(
-            b"".join(
-                w.encode("utf-8") + b"\0" + entry(int(c), int(t))
-                for w, c, t in zip(model.words, model.counts, model.entry_types, strict=True)
-            )
-        )
-        if model.pruneidx is not None:
-            f.write(np.ascontiguousarray(model.pruneidx, dtype="<i4").data)
+        f.write(header_bytes(model.args, model.words, model.counts, model.entry_types, model.ntokens, model.pruneidx))
         for matrix in (model.input, model.output):
             f.write(b"\0" if isinstance(matrix, np.ndarray) else b"\1")  # quant_input, then qout
             ftz.write_matrix(f, matrix)
