@@ -148,3 +148,35 @@ def test_kill_9_then_resume_writes_the_same_bytes(data, tmp_path, run_cli):
     assert status == 0, err
     assert out.read_bytes() == reference.read_bytes() and not partial.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.bin", "reference.bin"]  # the killed run's file is gone
+
+
+def test_quantize_writes_a_ftz_the_tool_predicts_with_as_we_do(model, data, tmp_path, run_cli):
+    assert TOOL, "this test needs the fastText 0.9.2 tool: apt-get install fasttext"
+    ftz = tmp_path / "m.ftz"
+    status, stdout, err = run_cli("classify", "quantize", str(model), "--out", str(ftz), "--cutoff", "3000", "--qnorm",
+                                  "--retrain", "--input", str(data[0]), "--threads", "1", "--json")  # fmt: skip
+    assert status == 0, err
+    summary = json.loads(stdout)
+    assert summary["rows"] == 3000 and summary["bytes"] == ftz.stat().st_size < model.stat().st_size / 10
+    status, stdout, _ = run_cli("classify", "predict", str(ftz), str(data[1]), "-k", "2")
+    theirs = subprocess.run([TOOL, "predict-prob", str(ftz), str(data[1]), "2"], capture_output=True, text=True)
+    assert [line.split()[::2] for line in stdout.splitlines()] == [
+        line.split()[::2] for line in theirs.stdout.splitlines()
+    ]
+    ours = json.loads(run_cli("classify", "test", str(ftz), str(data[1]), "--json")[1])["precision"]
+    full = json.loads(run_cli("classify", "test", str(model), str(data[1]), "--json")[1])["precision"]
+    assert ours > full - 0.1  # 300 lines: a binomial sd of 0.03 each; a broken code book scores far lower
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--retrain", "--cutoff", "3000"], "--retrain needs --input DATA and --cutoff N"),
+        (["--input", "x.txt"], "--input x.txt does not apply to a quantization without --retrain"),
+        (["--dsub", "3"], "dsub"),
+    ],
+)
+def test_quantize_refuses_what_cannot_apply(model, tmp_path, run_cli, args, named):
+    out = tmp_path / "m.ftz"
+    status, _, err = run_cli("classify", "quantize", str(model), "--out", str(out), *args)
+    assert status == 2 and named in err and err.strip().count("\n") == 0 and not out.exists(), err

@@ -148,3 +148,15 @@ def test_splitting_finds_each_distinct_token_once_with_its_hash():
     assert text.types == [w.encode() for w in words] + [b"</s>", b"x", b"y", b"z"]
     assert text.hashes.tolist() == word_hashes(text.types).tolist()
     assert np.diff(text.offsets).tolist() == [5001, 5002, 2]  # each "</s>" ends a line; "y z" has none
+
+
+def test_the_tools_quantized_models_predict_here_as_in_the_tool(data):
+    """A .ftz of the tool's: pruned to 2,000 rows, retrained, norms apart, the output quantized too."""
+    base = data[0].parent / "ftz-base"
+    command = [_tool(), "supervised", "-input", str(data[0]), "-output", str(base), "-dim", "8", "-epoch", "3"]
+    subprocess.run([*command, "-wordNgrams", "2", "-bucket", "5000", "-thread", "1", "-verbose", "0"], check=True)
+    quantize = [_tool(), "quantize", "-input", str(data[0]), "-output", str(base), "-qnorm", "-retrain"]
+    subprocess.run([*quantize, "-cutoff", "2000", "-thread", "1", "-verbose", "0"], check=True, capture_output=True)
+    ftz = base.with_suffix(".ftz")
+    top = Classifier.read(ftz).predict(LabelledText.read(data[1]), k=3)
+    assert_same_predictions([top.labels_of(i) for i in range(len(top.labels))], tool_predictions(ftz, data[1], 3))

@@ -247,7 +247,8 @@ def quantize(
     if out.resolve() == model.resolve():
         raise InvalidValueError(f"--out {out} is MODEL itself; give the .ftz another name")
     if not retrain:
-        refuse_inapplicable("without --retrain", ["input", "lr", "epoch", "threads"], "nothing is trained")
+        trained = ["input", "lr", "epoch", "threads"]
+        refuse_inapplicable("a quantization without --retrain", trained, "nothing is trained")
     elif input is None or not cutoff:
         raise InvalidValueError("--retrain needs --input DATA and --cutoff N (it trains the rows the cutoff keeps)")
     refuse_existing([out], force)
