@@ -65,14 +65,16 @@ class Meter:
         self.predicted, self.right, self.gold = (np.zeros(self.nlabels, np.int64) for _ in range(3))
 
     def log(self, bags: Bags, top: np.ndarray) -> None:
-        """Count (L, k) predictions `top` against `bags`' labels."""
-        for line in range(len(bags)):
-            gold = bags.labels[bags.label_offsets[line] : bags.label_offsets[line + 1]]
-            found = top[line][top[line] >= 0]
-            self.examples += 1
-            np.add.at(self.predicted, found, 1)
-            np.add.at(self.right, found[np.isin(found, gold)], 1)
-            np.add.at(self.gold, gold, 1)
+        """Count (L, k) predictions `top` (-1: none) against `bags`' labels."""
+        lines = np.repeat(np.arange(len(bags)), np.diff(bags.label_offsets))
+        gold = lines * self.nlabels + bags.labels  # each (line, gold label) as one number
+        line, found = np.nonzero(top >= 0)
+        predicted = top[line, found]
+        hit = np.isin(line * self.nlabels + predicted, gold)
+        self.examples += len(bags)
+        self.predicted += np.bincount(predicted, minlength=self.nlabels)
+        self.right += np.bincount(predicted[hit], minlength=self.nlabels)
+        self.gold += np.bincount(bags.labels, minlength=self.nlabels)
 
     @property
     def precision(self) -> float:
@@ -122,40 +124,39 @@ class Classifier:
 
     def predict(self, text: LabelledText, k: int = 1, threshold: float = 0.0) -> Predictions:
         """(L, k) best labels of each line of `text` with probability >= threshold."""
-        from embedlab.models.bag_kernels import predict_bags  # numba, imported only here
-
-        k = check_int("k", k, low=1)
-        threshold = check_float("threshold", threshold, low=0.0, high=1.0)
-        k = min(k, len(self.labels))
-        bags = self.dictionary.encode(text)
-        ids, rows = _rows_for(self.model.input, bags.ids)
-        left, right = self._tree if self._tree is not None else (np.empty(0, np.int64),) * 2
-        labels = np.empty((len(bags), k), np.int32)
-        scores = np.empty((len(bags), k), np.float32)
-        output = dense(self.model.output)
-        code = LOSSES[self.loss]
-        predict_bags(ids, bags.offsets, rows, output, code, k, np.float32(threshold), left, right, labels, scores)
-        probs = np.where(labels >= 0, np.exp(scores), 0.0).astype(np.float32)
-        return Predictions(labels, probs, self.labels)
+        return self._predict(self.dictionary.encode(text), k, threshold)
 
     def test(self, text: LabelledText, k: int = 1, threshold: float = 0.0) -> Meter:
         """P@k and R@k of `text`'s lines against their labels, as `fasttext test` counts them (a line
         with no label or no row is not counted)."""
         bags = self.dictionary.encode(text)
         counted = (np.diff(bags.label_offsets) > 0) & (np.diff(bags.offsets) > 0)
-        top = self.predict(text, k, threshold).labels
+        top = self._predict(bags, k, threshold).labels
         meter = Meter(len(self.labels))
         meter.log(_subset(bags, counted), top[counted])
         return meter
 
+    def _predict(self, bags: Bags, k: int, threshold: float) -> Predictions:
+        from embedlab.models.bag_kernels import predict_bags  # numba, imported only here
+
+        k = min(check_int("k", k, low=1), len(self.labels))
+        threshold = check_float("threshold", threshold, low=0.0, high=1.0)
+        ids, rows = _rows_for(self.model.input, bags.ids)
+        left, right = self._tree if self._tree is not None else (np.empty(0, np.int64),) * 2
+        labels = np.empty((len(bags), k), np.int32)
+        scores = np.empty((len(bags), k), np.float32)
+        output, code = dense(self.model.output), LOSSES[self.loss]
+        predict_bags(ids, bags.offsets, rows, output, code, k, np.float32(threshold), left, right, labels, scores)
+        probs = np.where(labels >= 0, np.exp(scores), 0.0).astype(np.float32)
+        return Predictions(labels, probs, self.labels)
+
 
 def _subset(bags: Bags, keep: np.ndarray) -> Bags:
     """The lines `keep` (L,) bool of `bags` (labels only: what Meter reads)."""
-    lengths = np.diff(bags.label_offsets)[keep]
-    starts = bags.label_offsets[:-1][keep]
-    labels = np.concatenate([bags.labels[s : s + n] for s, n in zip(starts, lengths, strict=True)] or [[]])
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    return Bags(bags.ids[:0], offsets, labels.astype(np.int32), offsets, bags.tokens[keep])
+    lengths = np.diff(bags.label_offsets)
+    labels = bags.labels[np.repeat(keep, lengths)]
+    offsets = np.concatenate([[0], np.cumsum(lengths[keep])]).astype(np.int64)
+    return Bags(bags.ids[:0], offsets, labels, offsets, bags.tokens[keep])
 
 
 def dense(matrix: object) -> np.ndarray:
