@@ -24,6 +24,8 @@ from embedlab.models.labelled import Bags, Dictionary, LabelledText
 from embedlab.vectors.io.fasttext import read_fasttext
 from embedlab.vectors.io.fasttext_model import LOSSES, MODELS, FastTextModel
 
+DECODE_WHOLE = 1 << 26  # a quantized input of at most this many values (256 MB as float32) is decoded whole
+
 
 @dataclass(frozen=True, eq=False)
 class Predictions:
@@ -113,6 +115,10 @@ class Classifier:
         self.dictionary = Dictionary.of_model(model)
         self.loss = {code: name for name, code in LOSSES.items()}[model.args["loss"]]
         self._tree = huffman_tree(self.dictionary.label_counts) if self.loss == "hs" else None
+        rows = model.input
+        if not isinstance(rows, np.ndarray) and rows.shape[0] * rows.shape[1] <= DECODE_WHOLE:
+            rows = rows.decode()  # a .ftz pruned to its cutoff: decoded once, not each line's rows again
+        self._input = rows  # (rows, D) float32, or a quantized table too large to decode
 
     @classmethod
     def read(cls, path: str | Path) -> Classifier:
@@ -141,7 +147,7 @@ class Classifier:
 
         k = min(check_int("k", k, low=1), len(self.labels))
         threshold = check_float("threshold", threshold, low=0.0, high=1.0)
-        ids, rows = _rows_for(self.model.input, bags.ids)
+        ids, rows = _rows_for(self._input, bags.ids)
         left, right = self._tree if self._tree is not None else (np.empty(0, np.int64),) * 2
         labels = np.empty((len(bags), k), np.int32)
         scores = np.empty((len(bags), k), np.float32)
@@ -165,7 +171,7 @@ def dense(matrix: object) -> np.ndarray:
 
 
 def _rows_for(matrix: object, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, rows) to average: the matrix itself, or of a quantized one only the rows `ids` use, decoded."""
+    """(ids, rows) to average: the matrix itself, or of a large quantized one only the rows `ids` use."""
     if isinstance(matrix, np.ndarray):
         return ids, matrix
     used, at = np.unique(ids, return_inverse=True)
