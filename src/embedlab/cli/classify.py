@@ -119,14 +119,18 @@ def train(
         "rows": len(model.input), "dim": model.dim, "bytes": out.stat().st_size,
         "seconds": round(time.perf_counter() - started, 3), "resumed": resume,
     }  # fmt: skip
-    if as_json:
-        typer.echo(json.dumps(summary))
-    else:
-        typer.echo(
-            f"{out}: {summary['labels']} labels, {summary['words']:,} words, {summary['rows']:,} rows x {model.dim} "
-            f"({summary['bytes'] / 1e6:,.1f} MB), trained on {model.ntokens:,} tokens x {epoch} epochs "
-            f"in {summary['seconds']:.1f} s"
-        )
+    _report(
+        summary,
+        f"{out}: {summary['labels']} labels, {summary['words']:,} words, {summary['rows']:,} rows x {model.dim} "
+        f"({summary['bytes'] / 1e6:,.1f} MB), trained on {model.ntokens:,} tokens x {epoch} epochs "
+        f"in {summary['seconds']:.1f} s",
+        as_json,
+    )
+
+
+def _report(summary: dict, line: str, as_json: bool) -> None:
+    """What a command wrote: `summary` as JSON with --json, else the one `line`."""
+    typer.echo(json.dumps(summary) if as_json else line)
 
 
 def _claim(partial: Path, force: bool, exists: type) -> None:
@@ -265,13 +269,12 @@ def quantize(
     summary = {"out": str(out), "rows": len(quantized.input), "of_rows": len(full.input), "bytes": after,
                "model_bytes": before, "smaller": round(before / after, 1),
                "seconds": round(time.perf_counter() - started, 3)}  # fmt: skip
-    if as_json:
-        typer.echo(json.dumps(summary))
-    else:
-        typer.echo(
-            f"{out}: {summary['rows']:,} of {summary['of_rows']:,} rows, {after / 1e6:,.2f} MB "
-            f"({summary['smaller']:,}x smaller than {model}) in {summary['seconds']:.1f} s"
-        )
+    _report(
+        summary,
+        f"{out}: {summary['rows']:,} of {summary['of_rows']:,} rows, {after / 1e6:,.2f} MB "
+        f"({summary['smaller']:,}x smaller than {model}) in {summary['seconds']:.1f} s",
+        as_json,
+    )
 
 
 app.command("train")(as_typed(train))

@@ -44,7 +44,8 @@ def count_ngrams(text, starts, ends, min_n, max_n):
 
 
 @njit(cache=True)
-def _fnv(text, i, j):
+def fnv(text, i, j):
+    """fastText's 32-bit FNV-1a of text[i:j] (uint64 holding 32 bits)."""
     h = _FNV_OFFSET
     for b in range(i, j):
         byte = np.uint64(text[b])
@@ -135,7 +136,7 @@ def fill_ngrams(text, starts, ends, min_n, max_n, buckets, offsets, ids, floret)
                     if floret:
                         k = _put_floret(text, i, j, buckets, floret, ids, k)
                     else:
-                        ids[k] = np.int64(_fnv(text, i, j) % np.uint64(buckets))
+                        ids[k] = np.int64(fnv(text, i, j) % np.uint64(buckets))
                         k += 1
                 n += 1
 
@@ -146,6 +147,6 @@ def hash_keys(text, starts, ends):
     it (a hash >= 2**31 is negative: Dictionary::getLine stores word hashes in an int32 vector)."""
     out = np.empty(len(starts), dtype=np.int64)
     for k in range(len(starts)):
-        h = np.int64(_fnv(text, starts[k], ends[k]))
+        h = np.int64(fnv(text, starts[k], ends[k]))
         out[k] = h - 4294967296 if h >= 2147483648 else h
     return out

@@ -5,6 +5,7 @@
     predict_bags(ids, offsets, w_in, w_out, loss, k, threshold, left, right, labels_out, scores_out)
         top-k labels of each line and their scores, log(p + 1e-5) as fastText ranks them
     mean_row(ids, a, b, w_in, hidden)   hidden = the mean of rows ids[a:b] (shared with the trainer)
+    label_probs(w_out, hidden, loss, out)   each label's probability: softmax, or the table sigmoid (ns, ova)
     sigmoid(x)                          fastText's table sigmoid (512 steps over -8..8)
     split_text(data, n)                 bytes -> token ids, line offsets, and each distinct token's span and hash
 
@@ -20,6 +21,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from embedlab.hashing.kernels import fnv
 from embedlab.hashing.words import NGRAM_MULTIPLIER
 
 SIGMOID_TABLE_SIZE, MAX_SIGMOID = 512, 8
@@ -34,7 +36,7 @@ _MULT = np.uint64(NGRAM_MULTIPLIER)
 FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 
 
-_FNV_OFFSET, _FNV_PRIME, _MASK = np.uint64(2166136261), np.uint64(16777619), np.uint64(0xFFFFFFFF)
+_MASK = np.uint64(0xFFFFFFFF)
 
 
 @njit(cache=True, inline="always")
@@ -93,12 +95,7 @@ def split_text(data, n):
         else:
             while b < n and data[b] != 10 and not _blank(data[b]):
                 b += 1
-        h = _FNV_OFFSET
-        for k in range(a, b):
-            byte = np.uint64(data[k])
-            if byte >= 0x80:
-                byte |= np.uint64(0xFFFFFF00)  # fastText hashes int8_t(c): sign-extended
-            h = ((h ^ byte) * _FNV_PRIME) & _MASK
+        h = fnv(data, a, b)
         slot = _find(data, a, b, h, table, starts, ends)
         if table[slot] < 0:
             if types == len(starts):  # grow the types' arrays
@@ -269,8 +266,8 @@ def _sort_heap(scores, labels, size):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _output(w_out, hidden, loss, out):
-    """out = each label's probability (softmax; the table sigmoid for ns and ova)."""
+def label_probs(w_out, hidden, loss, out):
+    """out (labels,) = each label's probability from hidden (D,): softmax (loss 3), else the table sigmoid."""
     for i in range(len(out)):
         s = np.float32(0.0)
         for j in range(len(hidden)):
@@ -338,7 +335,7 @@ def predict_bags(ids, offsets, w_in, w_out, loss, k, threshold, left, right, lab
                                 np.empty(len(left) + 1, np.int64), np.empty(len(left) + 1, np.float32))  # fmt: skip
         else:
             out = np.empty(nlabels, dtype=np.float32)
-            _output(w_out, hidden, loss, out)
+            label_probs(w_out, hidden, loss, out)
             size = 0
             for i in range(nlabels):
                 if out[i] >= threshold:

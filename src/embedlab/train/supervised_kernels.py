@@ -28,7 +28,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from embedlab.models.bag_kernels import FASTMATH, mean_row, sigmoid
+from embedlab.models.bag_kernels import FASTMATH, label_probs, mean_row, sigmoid
 from embedlab.train.kernels import draw_row, lcg
 
 _HIGH = np.uint64(32)
@@ -51,18 +51,8 @@ def _binary(w_out, row, hidden, grad, positive, rate):
 @njit(inline="always", fastmath=FASTMATH)
 def _softmax(w_out, target, hidden, grad, out, rate):
     """One softmax step towards label `target` -> its loss."""
+    label_probs(w_out, hidden, 3, out)
     for i in range(len(out)):
-        s = np.float32(0.0)
-        for j in range(len(hidden)):
-            s += w_out[i, j] * hidden[j]
-        out[i] = s
-    top = out.max()
-    z = np.float32(0.0)
-    for i in range(len(out)):
-        out[i] = math.exp(out[i] - top)
-        z += out[i]
-    for i in range(len(out)):
-        out[i] /= z
         alpha = rate * (np.float32(i == target) - out[i])
         for j in range(len(hidden)):
             grad[j] += alpha * w_out[i, j]
