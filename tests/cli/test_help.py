@@ -146,8 +146,8 @@ def test_choices_are_the_librarys():
 
     assert choices.METRICS == similarity.METRICS
     assert choices.ANALOGY_METHODS == table.ANALOGY_METHODS
-    assert choices.FORMATS == io.FORMATS + io.SUBWORD_FORMATS
-    assert choices.EXTENSIONS == (*io.EXTENSIONS, *io.WRITE_ONLY_EXTENSIONS)
+    assert choices.FORMATS == io.FORMATS + io.SUBWORD_FORMATS + io.QUANTIZED_FORMATS
+    assert choices.EXTENSIONS == (*io.EXTENSIONS, *io.WRITE_ONLY_EXTENSIONS, *io.QUANTIZED_EXTENSIONS)
     assert choices.RESAMPLES == intervals.RESAMPLES
     assert choices.TIE_RULES == bpe.TIE_RULES
     assert choices.SPLITS == pretokenize.SPLITS

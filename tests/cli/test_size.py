@@ -254,3 +254,41 @@ def test_combine_concat_reports_the_width_and_the_cost_of_a_block(run_cli):
     assert "63,730,944 parameters (12·W² + 13·W), 8.99 × one at 768" in out
     code, _, err = run_cli("size", "--preset", "bert-base", "--combine", "stack")
     assert code == 2 and "stack" in err
+
+
+def test_the_token_table_stored_four_ways_json(run_cli):
+    code, out, err = run_cli("size", "--preset", "bert-base", "--dsub", "4", "--qnorm", "--json")
+    assert code == 0, err
+    stored = json.loads(out)["token_stored"]
+    V, D = 30522, 768
+    assert (stored["rows"], stored["fp32"], stored["fp16"], stored["int8"]) == (V, 4 * V * D, 2 * V * D, V * D)
+    q = stored["quantized"]
+    assert (q["dsub"], q["qnorm"], q["codes"], q["codebooks"], q["norms"]) == (4, True, V * 192, 256 * D * 4, V + 1024)
+    assert q["bytes"] == V * 192 + 256 * D * 4 + V + 1024
+    code, out, _ = run_cli("size", "--vocab", "100", "--dim", "8", "--json")  # too few rows for 256 centroids
+    assert json.loads(out)["token_stored"]["quantized"] is None
+    code, out, _ = run_cli("size", "--image-size", "224", "--patch-size", "16", "--dim", "768", "--json")
+    assert json.loads(out)["token_stored"] is None  # no token table
+
+
+def test_the_token_table_stored_four_ways_table(run_cli):
+    code, out, err = run_cli("size", "--preset", "bert-base")
+    assert code == 0, err
+    assert "token table 30,522×768 stored as" in out
+    assert "product-quantized, dsub 2   12,506,880" in out  # 30,522 × 384 + 786,432
+    assert "30,522 × 384 code bytes + 256 × 768 × 4 codebook bytes" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--preset", "bert-base", "--dsub", "0"), "error: --dsub must be between 1 and 768; got 0"),
+        (("--vocab", "30000", "--dim", "768", "--factor-dim", "128", "--qnorm"),
+         "error: --qnorm does not apply to a factorized token table"),
+        (("--image-size", "224", "--patch-size", "16", "--dim", "768", "--dsub", "4"),
+         "error: --dsub 4 does not apply to an image layout"),
+    ],
+)  # fmt: skip
+def test_quantizer_options_that_cannot_apply_are_refused(run_cli, args, message):
+    code, out, err = run_cli("size", *args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith(message), err

@@ -7,6 +7,8 @@ docs/factorized_race.py writes factorized.json (docs/arena.md's race of ALBERT's
 plain table it factorises) and docs/rare_rows.py writes rare_rows.json (docs/training.md §7, rare rows shrunk
 toward a prior, on RW). The derived figures of the last two (means, gaps, intervals, verdicts) are also
 recomputed here from the per-seed figures each file holds.
+docs/quantize_cost.py writes quantize.json (docs/quantize.md's tables: float16, int8 and product quantization
+against float32 on the word benchmarks; the bytes are also held to embedlab.sizing.stored's arithmetic).
 bench/distill.py writes distill.json (docs/distill.md's table: four instruments and speed).
 bench/w2v_gap.py writes w2v_gap.json (docs/benchmarks.md's subword gap table and speed ratios).
 The karate spectral figures are also recomputed here (seconds), and held to the bar the page draws.
@@ -230,3 +232,35 @@ def test_distill_table_is_the_results_file():
     assert acc["teacher"][1][0] > max(acc[s][1][1] for s in sides if s.startswith(("distilled", "fitted")))
     ours = [r["vs_teacher"] for name, r in sides.items() if name.startswith(("distilled", "fitted"))]
     assert f"{min(ours):.0f}-{max(ours):.0f} times" in page and min(ours) >= 200  # the page: the goal of 200× met
+
+
+def test_quantize_bytes_are_sizings_and_the_page_quotes_the_results_file():
+    """docs/quantize_cost.py writes quantize.json (docs/quantize.md's tables): each stored version's bytes
+    are embedlab.sizing.stored's arithmetic (int8 with its 2·D float32 column ranges), each verdict is its
+    interval's, and each row of the page is the file's at the page's rounding."""
+    from embedlab.sizing import stored_bytes
+
+    results = _read("quantize.json")
+    assert results["recorded"]["command"] == "python docs/quantize_cost.py"
+    page = _page("docs/quantize.md")
+    assert "python docs/quantize_cost.py" in page
+    names = [t["name"] for t in results["tables"]]
+    assert names[0] == "minilm" and (results["tables"][0]["rows"], results["tables"][0]["dim"]) == (30522, 384)
+    for t in results["tables"]:
+        rows, dim = t["rows"], t["dim"]
+        assert t["fp32_bytes"] == rows * dim * 4
+        for row in t["stored"]:
+            s = stored_bytes(rows, dim, row.get("dsub", 2), row.get("qnorm", False))
+            want = {"fp16": s.fp16, "int8": s.int8 + 2 * 4 * dim}.get(row["storage"], s.quantized.bytes)
+            assert row["bytes"] == want and row["smaller"] == pytest.approx(t["fp32_bytes"] / want, rel=EXACT)
+            for d in row["benchmarks"].values():
+                low, high = d["interval"]
+                assert d["difference"] == pytest.approx(d["stored"] - d["fp32"], abs=EXACT)
+                assert d["significant"] == (low > 0 or high < 0)
+            cells = [f"{row['bytes']:,}", f"{row['smaller']:.2f}", f"{row['relative_error']:.3f}"]
+            for name in ("wordsim353", "simlex999", "men", "rw", "simverb3500", "mturk771", "google"):
+                d = row["benchmarks"].get(name)
+                cells.append("-" if d is None else f"{d['difference']:+.3f} [{d['interval'][0]:+.3f}, "
+                             f"{d['interval'][1]:+.3f}]".replace("-", "−"))  # fmt: skip
+            label = row["storage"] + (f", seed {row['seed']}" if "seed" in row else "")
+            assert "| " + " | ".join([label, *cells]) + " |" in page, (t["name"], label)

@@ -92,3 +92,22 @@ def test_activations_beside_the_tables(open_sim):
     before = _acts(page)
     page.select_option("#size-preset", "bert-base")
     assert _wait_acts(page, before).startswith("X: 16 × 512 × 768") and page.is_enabled("#size-seq")
+
+
+def test_the_token_table_stored_as_codes(open_sim):
+    from embedlab.sizing import stored_bytes
+
+    page = open_sim("size")
+    page.select_option("#size-preset", "bert-base")
+    want = stored_bytes(30522, 768, 4, True).quantized.bytes
+    page.fill("#size-dsub", "4")
+    page.dispatch_event("#size-dsub", "input")
+    page.check("#size-qnorm")
+    page.dispatch_event("#size-qnorm", "input")
+    page.wait_for_function(
+        "w => document.querySelector('#size-stored-note')?.innerText.endsWith(w)", arg=f"= {want:,} bytes"
+    )
+    shown = page.inner_text("#size-stored")
+    assert "product-quantized, dsub 4, qnorm" in shown and f"{30522 * 768 * 4:,}" in shown
+    page.select_option("#size-kind", "image")
+    assert not page.is_visible("#size-stored-section")  # an image layout has no token table

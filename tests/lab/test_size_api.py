@@ -92,3 +92,26 @@ def test_bert_base_activations_by_hand(client):
 def test_bad_activations_are_4xx_naming_the_value(client, params, status, message):
     r = client.get("/api/size/activations", params=params)
     assert r.status_code == status and message in r.json()["error"], r.text
+
+
+@pytest.mark.parametrize(("dsub", "qnorm"), [(2, False), (8, True), (5, False)])
+def test_the_token_table_stored_is_sizings(client, dsub, qnorm):
+    from embedlab.sizing import stored_bytes
+
+    bert = client.get("/api/size/presets").json()["bert-base"]
+    r = client.get("/api/size/stored", params={**bert, "dsub": dsub, "qnorm": qnorm})
+    assert r.status_code == 200, r.text
+    assert r.json() == json_safe(stored_bytes(30522, 768, dsub, qnorm))
+    q = r.json()["quantized"]
+    assert q["bytes"] == 30522 * -(-768 // dsub) + 256 * 768 * 4 + (30522 + 1024 if qnorm else 0)
+
+
+def test_the_token_table_stored_refuses_what_it_cannot_size(client):
+    small = client.get("/api/size/stored", params={"vocab_size": 100, "dim": 8}).json()
+    assert small["fp32"] == 3200 and small["quantized"] is None  # too few rows for 256 centroids
+    r = client.get("/api/size/stored", params={"vocab_size": 0, "image_size": 224, "patch_size": 16})
+    assert r.status_code == 400 and "an image layout has no token table" in r.json()["error"], r.text
+    r = client.get("/api/size/stored", params={"dim": 8, "dsub": 9})
+    assert r.status_code == 400 and "dsub must be between 1 and 8; got 9" in r.json()["error"], r.text
+    spec = client.get("/openapi.json").json()["components"]["schemas"]
+    assert spec["QuantizedBytes"]["properties"]["codes"]["description"] == "rows · nsubq"

@@ -33,6 +33,7 @@ options.py    what several commands share: --json, --force, refusing options tha
               told in the options' names (as_typed, which wraps every command below)
 choices.py    the names help pages list (metrics, formats, tie rules...), pinned to their homes by a test
 size.py       `embedlab size`: parameters and memory of a layout or a preset
+size_views.py its tables beside the report: the presets, the token table stored as fp32/fp16/int8/codes
 embed.py      `embedlab embed`: a real model's input pipeline, step by step
 context.py    `embedlab context`: one word's vector in several sentences, layer by layer
 tokenizer.py  `embedlab tokenize`, `embedlab tokenizer train`

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 METRICS = ("cosine", "dot", "euclidean")  # vectors.similarity.METRICS
 ANALOGY_METHODS = ("3cosadd", "3cosmul")  # vectors.table.ANALOGY_METHODS
-# io.FORMATS + io.SUBWORD_FORMATS
-FORMATS = ("word2vec", "word2vec-bin", "safetensors", "npy", "projector", "fasttext", "floret")
-EXTENSIONS = (".txt", ".vec", ".bin", ".safetensors", ".npy", ".floret")  # io.EXTENSIONS + WRITE_ONLY_EXTENSIONS
+# io.FORMATS + io.SUBWORD_FORMATS + io.QUANTIZED_FORMATS
+FORMATS = ("word2vec", "word2vec-bin", "safetensors", "npy", "projector", "fasttext", "floret", "ftz")
+# io.EXTENSIONS + WRITE_ONLY_EXTENSIONS + QUANTIZED_EXTENSIONS
+EXTENSIONS = (".txt", ".vec", ".bin", ".safetensors", ".npy", ".floret", ".ftz")
 RESAMPLES = 1000  # vectors.intervals.RESAMPLES: bootstrap resamples per interval
 TIE_RULES = {  # tokenizer.bpe.TIE_RULES
     "first": "the pair seen first in the text",

@@ -9,6 +9,7 @@
     embedlab size --vocab 30000 --dim 768 --factor-dim 128    # ALBERT's V × E table and E × D map
     embedlab size --preset bert-base --batch 32 --seq 512   # and the (B, T, D) output's bytes
     embedlab size --preset bert-base --combine concat         # rows concatenated: X and every later layer 3·D wide
+    embedlab size --preset bert-base --dsub 4 --qnorm        # the token table product-quantized (a .ftz's bytes)
     embedlab size --list-presets --json
 
 The arithmetic lives in `embedlab.sizing`; this module only builds a layout from the options
@@ -23,13 +24,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from embedlab.cli.options import JsonFlag
+from embedlab.cli.options import JsonFlag, refuse_inapplicable
+from embedlab.cli.size_views import print_presets, print_stored
 from embedlab.errors import InvalidValueError
 from embedlab.sizing import (
     BYTES_PER_PARAM,
     COMBINES,
     POSITION_KINDS,
-    PRESETS,
     QR_OPS,
     EmbeddingLayout,
     activation_bytes,
@@ -38,10 +39,13 @@ from embedlab.sizing import (
     count,
     preset,
     qr_shapes,
+    stored_bytes,
+    token_matrix,
 )
+from embedlab.sizing.stored import DSUB
 
 if TYPE_CHECKING:
-    from embedlab.sizing import CombineCost, SizeReport
+    from embedlab.sizing import CombineCost, SizeReport, StoredBytes
 
 # Why a position kind holds no parameters; printed under the table.
 _POSITION_NOTES = {
@@ -138,6 +142,13 @@ def size(
             "every later layer k·D wide, and reports what one block costs there.",
         ),
     ] = None,
+    dsub: Annotated[
+        int | None,
+        typer.Option(
+            "--dsub", metavar="N", help="Product quantization: N columns of the token table a byte. [default: 2]"
+        ),
+    ] = None,
+    qnorm: Annotated[bool, typer.Option("--qnorm", help="Product quantization: each row's norm a byte apart.")] = False,
     list_presets: Annotated[bool, typer.Option("--list-presets", help="List the known models and exit.")] = False,
     json_out: JsonFlag = False,
 ) -> None:
@@ -152,6 +163,11 @@ def size(
     --div-value), each counted as its embedlab.layers module holds it; or a narrower one,
     ALBERT's factorised table (--factor-dim E: V × E rows mapped up to D by one E × D matrix),
     shown beside the plain V × D table it replaces.
+
+    Beside it, the token table (one V × D or B × D matrix) stored as fp32, fp16, int8, and
+    product-quantized as fastText's .ftz keeps it: ceil(D / --dsub) code bytes a row, plus 256 × D
+    float32 centroids (--qnorm: a byte a row and 256 floats more). `embedlab export --out x.ftz`
+    writes such a table; docs/quantize.md says what each costs on the word benchmarks.
 
     With --batch B (and --seq T for text) it also sizes the output the tables hand to
     attention, X of shape (B, T, D), in the same dtype: activations, not parameters. An image's
@@ -171,7 +187,7 @@ def size(
       embedlab size --preset bert-base --batch 32 --seq 512
     """
     if list_presets:
-        _print_presets(json_out)
+        print_presets(json_out)
         return
     overrides = {
         "vocab_size": vocab,
@@ -201,16 +217,22 @@ def size(
         nbytes = activation_bytes(layout, batch, seq, dtype)  # checks seq against the layout
         acts = {"batch": batch, "seq": layout.n_patches + 1 if layout.is_image else seq, "activation_bytes": nbytes}
     cost = None if combine is None else combine_cost(layout, combine)
+    matrix = token_matrix(layout)  # (rows, D), or None: no one matrix to quantize
+    if matrix is None:
+        what = "an image layout" if layout.is_image else f"a {layout.vocab_table} token table"
+        refuse_inapplicable(what, ["dsub", "qnorm"], "product quantization is sized for one (rows, D) token table")
+    stored = None if matrix is None else stored_bytes(*matrix, DSUB if dsub is None else dsub, qnorm)
     if cost is not None and acts:  # X is W wide: its bytes grow with it
         acts["activation_bytes"] = acts["activation_bytes"] // layout.dim * cost.width
     if json_out:
-        extra = {} if cost is None else {"combine": dataclasses.asdict(cost)}
+        extra = {"token_stored": stored and dataclasses.asdict(stored)}
+        extra |= {} if cost is None else {"combine": dataclasses.asdict(cost)}
         if layout.vocab_table == "factorized":  # the plain (V, D) table it replaces, in the same dtype
             plain = layout.vocab_size * layout.dim
             extra |= {"plain_token_params": plain, "plain_token_bytes": plain * report.bytes_per_param}
         typer.echo(json.dumps(dataclasses.asdict(report) | acts | extra))  # plain ints, floats, strs, lists, dicts
     else:
-        _print_report(report, preset_name or "custom layout", acts, cost)
+        _print_report(report, preset_name or "custom layout", acts, cost, stored)
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
@@ -235,7 +257,9 @@ def _layout(preset_name: str | None, given: dict[str, object]) -> EmbeddingLayou
     return EmbeddingLayout(**given)  # type: ignore[arg-type]
 
 
-def _print_report(report: SizeReport, title: str, acts: dict[str, int], cost: CombineCost | None) -> None:
+def _print_report(
+    report: SizeReport, title: str, acts: dict[str, int], cost: CombineCost | None, stored: StoredBytes | None
+) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -282,6 +306,8 @@ def _print_report(report: SizeReport, title: str, acts: dict[str, int], cost: Co
         notes.extend(_combine_notes(cost))
     for note in notes:
         console.print(f"  {note}", highlight=False, soft_wrap=True, markup=False)
+    if stored is not None:
+        print_stored(console, stored)
 
 
 def _combine_notes(cost: CombineCost) -> list[str]:
@@ -362,29 +388,3 @@ def _notes(report: SizeReport) -> list[str]:
     if layout.is_image:
         notes.append(f"patch: {layout.n_patches} patches; position rows include the CLS token")
     return notes
-
-
-def _print_presets(json_out: bool) -> None:
-    if json_out:
-        typer.echo(json.dumps({name: layout.to_dict() for name, layout in PRESETS.items()}))
-        return
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title="presets", box=box.SIMPLE_HEAD)
-    for column in ("name", "V", "D", "positions", "max_len", "segs", "tied", "image/P"):
-        justify = "right" if column in ("V", "D", "max_len", "segs") else "left"
-        table.add_column(column, justify=justify, no_wrap=True)
-    for name, lay in PRESETS.items():
-        table.add_row(
-            name,
-            str(lay.vocab_size) if lay.vocab_size else "-",
-            str(lay.dim),
-            lay.positions,
-            str(lay.max_len) if lay.max_len else "-",
-            str(lay.n_segments) if lay.n_segments else "-",
-            ("yes" if lay.tied else "no") if not lay.is_image else "-",
-            f"{lay.image_size}/{lay.patch_size}" if lay.is_image else "-",
-        )
-    Console().print(table)

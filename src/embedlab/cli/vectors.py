@@ -7,10 +7,11 @@
     embedlab evaluate minilm --resamples 10000 --seed 1 --json     # intervals from more resamples
     embedlab export minilm --out minilm.txt                        # the format from the extension
     embedlab export minilm --format projector --out minilm-projector --force
+    embedlab export minilm --out minilm.ftz --dsub 4 --qnorm               # product-quantized, as fastText's
 
 VECTORS is a built-in table name (minilm) or a path in any format `embedlab.vectors.io` reads:
 word2vec text (.txt, .vec) or binary (.bin), .safetensors or .npy with NAME.vocab.json, a
-projector folder (vectors.tsv + metadata.tsv), or a HuggingFace model folder.
+projector folder (vectors.tsv + metadata.tsv), a fastText .bin or .ftz, or a HuggingFace model folder.
 """
 
 from __future__ import annotations
@@ -232,21 +233,42 @@ def export(
             f"({', '.join(EXTENSIONS)}; none for a projector folder).",
         ),
     ] = None,
+    dsub: Annotated[
+        int | None,
+        typer.Option(
+            "--dsub", metavar="N", help="ftz: columns per code byte, dividing the width (fastText's 2). [default: 2]"
+        ),
+    ] = None,
+    qnorm: Annotated[
+        bool, typer.Option("--qnorm", help="ftz: quantize each row's norm apart (a byte a row), as fastText's -qnorm.")
+    ] = False,
     force: ForceFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Write a table in another format.
 
+    A .ftz (--format ftz) is the table product-quantized as fastText's `quantize` does it: each row
+    cut into sub-vectors of --dsub columns, each stored as the byte naming the nearest of 256
+    centroids; the fastText tool (print-word-vectors, nn) and `embedlab neighbors` read it. It needs
+    at least 256 rows. A subword table keeps its n-grams there, quantized with its word rows.
+
     The files are written atomically: a failed write leaves no partial file. An existing file is
     replaced only with --force; without it the export stops before loading anything.
     """
-    from embedlab.vectors.io import format_for, output_files
+    from embedlab.vectors.io import QUANTIZED_FORMATS, format_for, output_files
+    from embedlab.vectors.io.quantized import DSUB
 
-    refuse_existing(output_files(out, format_for(out) if format is None else format), force)
+    asked = format_for(out) if format is None else format
+    refuse_existing(output_files(out, asked), force)
+    if asked not in QUANTIZED_FORMATS:  # before the table loads
+        mode = f"--format {asked}" if format else f"{asked}, the format of {out}"
+        refuse_inapplicable(mode, ["dsub", "qnorm"], "it keeps every number; only ftz quantizes")
     table = load(vectors, as_json)
     chosen = table.save_format(out, format)  # a subword table's .bin is fastText's format
-    with working(f"writing {chosen}", as_json):
-        written = table.save(out, format, replace=force)  # exclusive: another writer since the check loses
+    quantizer = {"dsub": DSUB if dsub is None else dsub, "qnorm": qnorm} if chosen in QUANTIZED_FORMATS else None
+    with working(f"writing {chosen}", as_json):  # exclusive: another writer since the check loses
+        written = table.save(out, format, replace=force, dsub=dsub, qnorm=qnorm)
+    nbytes = sum(p.stat().st_size for p in written)
     if as_json:
         typer.echo(
             json.dumps(
@@ -256,11 +278,17 @@ def export(
                     "rows": len(table),
                     "dim": table.vector_size,
                     "files": [str(p) for p in written],
+                    "bytes": nbytes,
+                    "quantizer": quantizer,
                 }
             )
         )
         return
-    typer.echo(f"wrote {len(table)} rows × {table.vector_size} as {chosen}: {', '.join(map(str, written))}")
+    how = "" if quantizer is None else f" (dsub {quantizer['dsub']}{', qnorm' if qnorm else ''})"
+    typer.echo(
+        f"wrote {len(table)} rows × {table.vector_size} as {chosen}{how}, {nbytes:,} bytes: "
+        f"{', '.join(map(str, written))}"
+    )
 
 
 def _show_pairs(console: Console, vectors: str, results: dict[str, PairResult | None], spread: str | None) -> None:

@@ -6,6 +6,8 @@
     table_size(dim=768, positions="learned", image_size=224, patch_size=16).n_patches    196
     activations(layout(768, 30522, "learned", max_len=512, n_segments=2), batch=32, seq=512).bytes
                                        50331648, the output X (B, T, D) beside the tables' 95342592
+    token_stored(layout(384, 30522), dsub=2).quantized.bytes
+                                       6253440: the token table product-quantized, beside its 46881792 in fp32
 
 The page reads a preset's whole layout from presets() and sends it back field by field, so what
 it shows for a preset is what sizing counts for it. Its heat map of a served table's block is the
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from embedlab.errors import check_int
+from embedlab.errors import InvalidValueError, check_int
 from embedlab.sims.limits import MAX_TOKEN
 from embedlab.sizing import (
     BYTES_PER_PARAM,
@@ -24,9 +26,13 @@ from embedlab.sizing import (
     PRESETS,
     EmbeddingLayout,
     SizeReport,
+    StoredBytes,
     activation_bytes,
     count,
+    stored_bytes,
+    token_matrix,
 )
+from embedlab.sizing.stored import DSUB
 
 MAX_VOCAB = 10_000_000  # V
 MAX_DIM = 65_536  # D
@@ -61,6 +67,7 @@ LIMITS = {
     "positions": list(POSITION_KINDS),
     "batch": [1, MAX_BATCH],
     "seq": [1, MAX_SEQ],
+    "dsub": [1, MAX_DIM],  # product quantization's columns a code byte (at most D, the layout's width)
     "rows": [1, MAX_SLICE_ROWS],
     "dims": [1, MAX_SLICE_DIMS],
     "token": MAX_TOKEN,
@@ -151,3 +158,16 @@ def activations(made: EmbeddingLayout, batch: int, seq: int | None = None, dtype
     T = made.n_patches + 1 if made.is_image else seq
     values = batch * T * made.dim
     return Activations(batch, T, made.dim, dtype, values, nbytes, count(made, dtype).bytes)
+
+
+def token_stored(made: EmbeddingLayout, dsub: int = DSUB, qnorm: bool = False) -> StoredBytes:
+    """A text layout's (V, D) token table stored as fp32, fp16, int8 and product-quantized in
+    sub-vectors of `dsub` columns (sizing.stored); an image layout has no token table to store.
+
+    >>> token_stored(layout(768, 30522), dsub=4).quantized.codes   # 30,522 rows × 192 code bytes
+    5860224
+    """
+    matrix = token_matrix(made)
+    if matrix is None:
+        raise InvalidValueError("an image layout has no token table to store: product quantization sizes a (V, D) one")
+    return stored_bytes(*matrix, dsub, qnorm)

@@ -42,6 +42,7 @@ Modules (the CLI's help, the lab, the arena and the trainers import them without
     model.py     what a layout costs beyond its tables: activations (B·T·D), GPT-2 blocks, and
                  concatenating the input rows instead of adding them
     memory.py    this machine's memory, set against a size before it is allocated (check_memory)
+    stored.py    one (rows, D) table stored as fp32, fp16, int8 or product-quantized codes (a .ftz's)
 """
 
 from embedlab.sizing.layout import (
@@ -59,6 +60,7 @@ from embedlab.sizing.layout import (
 )
 from embedlab.sizing.model import CombineCost, activation_bytes, block_params, combine_cost, gpt2_params
 from embedlab.sizing.presets import PRESETS, preset
+from embedlab.sizing.stored import QuantizedBytes, StoredBytes, quantized_bytes, stored_bytes, token_matrix
 
 __all__ = [
     "BYTES_PER_PARAM",
@@ -66,11 +68,13 @@ __all__ = [
     "POSITION_KINDS",
     "PRESETS",
     "QR_OPS",
+    "QuantizedBytes",
     "TABLES",
     "VOCAB_TABLES",
     "CombineCost",
     "EmbeddingLayout",
     "SizeReport",
+    "StoredBytes",
     "activation_bytes",
     "adaptive_bands",
     "block_params",
@@ -79,4 +83,7 @@ __all__ = [
     "gpt2_params",
     "preset",
     "qr_shapes",
+    "quantized_bytes",
+    "stored_bytes",
+    "token_matrix",
 ]

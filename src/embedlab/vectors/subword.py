@@ -8,6 +8,7 @@
     table.most_similar("unhappinesses")    # ranks the whole words, as every Vectors query
     table = SubwordVectors.load("wiki.bin")  # a fastText .bin (the tool's, gensim's or ours), mapped
     table.save("copy.bin")                   # Facebook's .bin again: fastText and gensim read it
+    table.save("copy.ftz", dsub=4)           # the same product-quantized: fastText and load() read it
     table.training                           # {"epoch": 5, "window": 5, ...}: the settings a .bin's
                                              # header gets (a run folder's own, a .bin's; None: fastText's)
 
@@ -55,6 +56,7 @@ from embedlab.vectors import similarity as sim
 from embedlab.vectors.io.fasttext import FastTextModel, read_fasttext, write_fasttext
 from embedlab.vectors.io.fasttext_model import training_of_run
 from embedlab.vectors.io.floret import write_floret_text
+from embedlab.vectors.io.quantized import check_quantizer, quantize_word_model
 from embedlab.vectors.io.run import RUN_FILE, RUN_SUBWORDS, read_record, read_run_table, read_subwords
 from embedlab.vectors.io.table import check_finite
 from embedlab.vectors.similarity import read_only
@@ -189,12 +191,24 @@ class SubwordVectors(Vectors):
             **(self.training or {}),
         )
 
-    def save(self, path: str | Path, format: str | None = None, replace: bool = True) -> list[Path]:
+    def save(
+        self,
+        path: str | Path,
+        format: str | None = None,
+        replace: bool = True,
+        *,
+        dsub: int | None = None,
+        qnorm: bool = False,
+    ) -> list[Path]:
         """As Vectors.save, but a .bin (or format "fasttext") is Facebook's fastText format, which
-        keeps the n-grams (floret's .bin for a floret table), and a .floret (or format "floret") is
-        floret's text vectors, a floret table's bucket rows alone (io/floret.py: what spaCy reads);
+        keeps the n-grams (floret's .bin for a floret table), a .ftz (format "ftz") the same with its
+        word and bucket rows product-quantized (io/quantized.py), and a .floret (or format "floret")
+        is floret's text vectors, a floret table's bucket rows alone (io/floret.py: what spaCy reads);
         any other format holds the composed whole-word vectors."""
         chosen = self.save_format(path, format)
+        check_quantizer(chosen, dsub, qnorm)
+        if chosen == "ftz":
+            return [write_fasttext(quantize_word_model(self.to_fasttext(), dsub, qnorm), path, replace)]
         if chosen == "fasttext":
             return [write_fasttext(self.to_fasttext(), path, replace)]
         if chosen == "floret":
@@ -213,7 +227,7 @@ class SubwordVectors(Vectors):
                     replace=replace,
                 )
             ]
-        return super().save(path, format, replace)
+        return super().save(path, format, replace, dsub=dsub, qnorm=qnorm)
 
     def save_format(self, path: str | Path, format: str | None = None) -> str:
         """ "fasttext" for a .bin (word2vec binary cannot hold n-grams) and "floret" for a .floret,

@@ -120,15 +120,25 @@ class Vectors(TensorViews):
             raise MissingDataError(f"vectors {text!r} are neither a built-in table ({', '.join(MODELS)}) nor a path")
         return cls(table.keys, table.vectors, table.counts, name=text)
 
-    def save(self, path: str | Path, format: str | None = None, replace: bool = True) -> list[Path]:
+    def save(
+        self,
+        path: str | Path,
+        format: str | None = None,
+        replace: bool = True,
+        *,
+        dsub: int | None = None,
+        qnorm: bool = False,
+    ) -> list[Path]:
         """Write the table (and its keys and counts where the format keeps them) -> the files written.
 
         The format follows the extension, as `load` reads it: .txt or .vec word2vec text, .bin
-        word2vec binary, .safetensors, .npy (each with NAME.vocab.json), and a path without an
-        extension is a projector folder. An explicit `format` wins; replace=False: OutputExistsError
-        if a file is there when it is created (another writer's)."""
+        word2vec binary, .safetensors, .npy (each with NAME.vocab.json), a .ftz product-quantized as
+        fastText's (`dsub` columns a code byte, None: 2; `qnorm`: norms apart; io/quantized.py), and
+        a path without an extension is a projector folder. An explicit `format` wins; replace=False:
+        OutputExistsError if a file is there when it is created (another writer's)."""
         counts = None if self.counts is None else self.counts.tolist()
-        return io.write_table(io.Table(self.index_to_key, self.vectors, counts), path, format, replace)
+        table = io.Table(self.index_to_key, self.vectors, counts)
+        return io.write_table(table, path, format, replace, dsub=dsub, qnorm=qnorm)
 
     def save_format(self, path: str | Path, format: str | None = None) -> str:
         """The format `save(path, format)` writes: `format` if given, else the one of the extension."""

@@ -1,6 +1,7 @@
 """Table size (simulation 2): parameters and memory of an embedding part from embedlab.sizing,
 for a model preset's layout or one the page sets; the activations X (B, T, D) it hands on, beside;
-and a block of a served table for a heat map (embedlab.sims.size, embedlab.sims.lookup)."""
+the token table stored as fp32, fp16, int8 or product-quantized codes; and a block of a served table
+for a heat map (embedlab.sims.size, embedlab.sims.lookup)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from embedlab.lab.deps import MAX_TOKEN, TableDep, one_of
 from embedlab.lab.schemas import answer_model
 from embedlab.sims.lookup import TableSlice, neighbourhood_slice, table_slice
 from embedlab.sims.size import (
+    DSUB,
     LIMITS,
     MAX_BATCH,
     MAX_CHANNELS,
@@ -26,10 +28,12 @@ from embedlab.sims.size import (
     Activations,
     EmbeddingLayout,
     SizeReport,
+    StoredBytes,
     activations,
     count,
     layout,
     presets,
+    token_stored,
 )
 
 router = APIRouter(prefix="/api/size", tags=["size"])
@@ -76,6 +80,16 @@ def output_size(
     """Bytes of the output X (B, T, D) of one layout in `dtype`, beside its tables' bytes; an image's T
     is N + 1."""
     return activations(made, batch, seq, dtype)
+
+
+@router.get("/stored", response_model=answer_model(StoredBytes))
+def stored_size(
+    made: LayoutDep,
+    dsub: Annotated[int, Query(ge=1, le=MAX_DIM, description="columns a code byte stands for (at most D)")] = DSUB,
+    qnorm: Annotated[bool, Query(description="each row's norm a byte apart, as fastText's -qnorm")] = False,
+) -> StoredBytes:
+    """The token table of a text layout stored as fp32, fp16, int8 and product-quantized (fastText's .ftz)."""
+    return token_stored(made, dsub, qnorm)
 
 
 @router.get("/slice", response_model=answer_model(TableSlice))

@@ -3,6 +3,7 @@
     read_table(path)                    any format, found by extension, else by content
     write_table(table, "t.bin")         the format follows the extension, as on read
     write_table(table, "out", "projector")   an explicit format wins
+    write_table(table, "t.ftz", dsub=4)  product-quantized as fastText's .ftz (quantized.py; dsub, qnorm: its options)
     detect_format(path)                 "word2vec" | "word2vec-bin" | "fasttext" | "safetensors" | "npy" | "projector"
                                         | "hf"
     output_files("t.npy")               what a write would create: [t.npy, t.vocab.json]
@@ -10,7 +11,8 @@
 Reading looks at the extension first (.txt .vec .bin .safetensors .npy .tsv) and at the bytes of a
 file without one; writing goes by the extension alone, or by the format named. A .bin is told by its
 first bytes: fastText's magic number makes it a fastText model (read as its whole words, each with the
-vector fastText composes for it), anything else is word2vec binary, which has no magic number.
+vector fastText composes for it), anything else is word2vec binary, which has no magic number. A .ftz
+is written as "ftz" (quantized.py) and read as what it is, a fastText model, its rows decoded.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from pathlib import Path
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_choice, describe
 from embedlab.files import check_path
 from embedlab.files.reading import file_exists, file_kind, not_readable, readable_file
-from embedlab.vectors.io import arrays, fasttext, hf, projector, word2vec
+from embedlab.vectors.io import arrays, fasttext, hf, projector, quantized, word2vec
+from embedlab.vectors.io.quantized import QUANTIZED_FORMATS
 from embedlab.vectors.io.run import RUN_TABLE  # the table inside an `embedlab train` output folder
 from embedlab.vectors.io.table import Table
 
 FORMATS = ("word2vec", "word2vec-bin", "safetensors", "npy", "projector")  # a Table writes these; "hf" is read-only
 SUBWORD_FORMATS = ("fasttext", "floret")  # written by SubwordVectors.save: a plain Table has no n-grams
 WRITE_ONLY_EXTENSIONS = {".floret": "floret"}  # floret's text vectors: written for spaCy, not read back
+QUANTIZED_EXTENSIONS = {".ftz": "ftz"}  # written product-quantized; read by content, as a fastText model
 # file extension -> format, for reading and writing; a path without one is a projector folder on write
 EXTENSIONS = {
     ".txt": "word2vec",
@@ -52,6 +56,7 @@ _WRITERS = {
     "npy": arrays.write_npy,
     "projector": projector.write_projector,
 }
+WRITABLE = FORMATS + SUBWORD_FORMATS + QUANTIZED_FORMATS  # every format a write may name
 
 
 def read_table(path: str | Path) -> Table:
@@ -65,9 +70,18 @@ def read_table(path: str | Path) -> Table:
     return _READERS[detect_format(path)](path)
 
 
-def write_table(table: Table, path: str | Path, format: str | None = None, replace: bool = True) -> list[Path]:
-    """Write `table` in `format` (one of FORMATS; None: from the extension, see `format_for`) -> the
-    files written, those of `output_files`.
+def write_table(
+    table: Table,
+    path: str | Path,
+    format: str | None = None,
+    replace: bool = True,
+    *,
+    dsub: int | None = None,
+    qnorm: bool = False,
+) -> list[Path]:
+    """Write `table` in `format` (one of FORMATS, or "ftz"; None: from the extension, see `format_for`)
+    -> the files written, those of `output_files`. `dsub` (None: fastText's 2) and `qnorm` set the
+    product quantization of "ftz" and are refused for any other format.
 
     Each file is written atomically; keys a text format cannot hold, and NaN or ±inf values, are
     refused before any file is touched, naming the key and its row. replace False: each file is
@@ -76,9 +90,12 @@ def write_table(table: Table, path: str | Path, format: str | None = None, repla
     check_path(path, "the path to write a table to")
     if not isinstance(table, Table):
         raise InvalidValueError(f"table must be a Table; got {describe(table)}")
-    format = format_for(path) if format is None else check_choice("format", format, FORMATS + SUBWORD_FORMATS)
+    format = format_for(path) if format is None else check_choice("format", format, WRITABLE)
+    quantized.check_quantizer(format, dsub, qnorm)
     if format in SUBWORD_FORMATS:
         fasttext.refuse_plain_table(table, Path(path), format)
+    if format in QUANTIZED_FORMATS:
+        return quantized.write_ftz(table, Path(path), replace, dsub=dsub, qnorm=qnorm)
     return _WRITERS[format](table, Path(path), replace)
 
 
@@ -92,13 +109,14 @@ def format_for(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     if not suffix:
         return "projector"
-    if suffix in WRITE_ONLY_EXTENSIONS:
-        return WRITE_ONLY_EXTENSIONS[suffix]
+    if suffix in WRITE_ONLY_EXTENSIONS or suffix in QUANTIZED_EXTENSIONS:
+        return {**WRITE_ONLY_EXTENSIONS, **QUANTIZED_EXTENSIONS}[suffix]
     if suffix not in EXTENSIONS:
-        known = ", ".join(f"{ext} ({name})" for ext, name in {**EXTENSIONS, **WRITE_ONLY_EXTENSIONS}.items())
+        written = {**EXTENSIONS, **WRITE_ONLY_EXTENSIONS, **QUANTIZED_EXTENSIONS}
+        known = ", ".join(f"{ext} ({name})" for ext, name in written.items())
         raise InvalidValueError(
             f"cannot tell the format of {path} from its extension {suffix!r}; known: {known}, or no extension "
-            f"for a projector folder; or name the format ({', '.join(FORMATS)})"
+            f"for a projector folder; or name the format ({', '.join(FORMATS + QUANTIZED_FORMATS)})"
         )
     return EXTENSIONS[suffix]
 
@@ -110,7 +128,7 @@ def output_files(path: str | Path, format: str | None = None) -> list[Path]:
     ['t.npy', 't.vocab.json']
     """
     path = Path(path)
-    format = format_for(path) if format is None else check_choice("format", format, FORMATS + SUBWORD_FORMATS)
+    format = format_for(path) if format is None else check_choice("format", format, WRITABLE)
     if format == "projector":
         return projector.projector_files(path)
     if format in ("safetensors", "npy"):

@@ -1,7 +1,8 @@
 // Table size: a text or image layout and a dtype -> parameters and memory from embedlab.sizing; a preset
 // fills the controls with its whole layout as the API gives it. Beside the tables' bytes, the activations:
-// the output X (B, T, D) of one forward pass (an image's T is N + 1, fixed). Below, a heat map of a block of a served
-// table, each cell one parameter.
+// the output X (B, T, D) of one forward pass (an image's T is N + 1, fixed), and a text layout's token table stored
+// as fp32, fp16, int8 or product-quantized codes (fastText's .ftz). Below, a heat map of a block of a served table,
+// each cell one parameter.
 import { checkbox, el, field, memory, num, number, select, table } from "./dom.js";
 import { config, get, latest } from "./http.js";
 import { heat } from "./plot.js";
@@ -15,8 +16,9 @@ export async function render(root) {
   const page = build(root, presets, tables, limits.size);
   const sizeView = latest(() => loadSize(page), (r) => drawSize(page, r), page.out);
   const actsView = latest(() => loadActs(page), (r) => drawActs(page, r), page.acts);
+  const storedView = latest(() => loadStored(page), (r) => drawStored(page, r), page.stored);
   const blockView = latest(() => loadBlock(page), (r) => drawBlock(page, r), page.status);
-  const both = () => Promise.all([sizeView(), actsView()]);
+  const both = () => Promise.all([sizeView(), actsView(), storedView()]);
   page.preset.addEventListener("change", () => { usePreset(page, presets[page.preset.value]); both(); });
   page.kind.addEventListener("change", () => { page.preset.value = ""; showKind(page); both(); });
   for (const input of Object.values(page.layout)) {
@@ -24,6 +26,7 @@ export async function render(root) {
   }
   page.dtype.addEventListener("input", both);
   for (const input of [page.batch, page.seq]) input.addEventListener("input", actsView);
+  for (const input of [page.dsub, page.qnorm]) input.addEventListener("input", storedView);
   // another table opens on its own first words (the server picks the row), not on the row number typed
   page.source.addEventListener("input", () => { page.start.value = ""; });
   for (const input of [page.source, page.start, page.rows, page.dims]) input.addEventListener("input", blockView);
@@ -53,6 +56,9 @@ function build(root, presets, tables, limits) {
     batch: number("size-batch", limits.batch, 32),
     seq: number("size-seq", limits.seq, 512),
     acts: el("div", { id: "size-activations" }),
+    dsub: number("size-dsub", limits.dsub, 2),
+    qnorm: checkbox("size-qnorm", false),
+    stored: el("div", { id: "size-stored" }),
     source: select("size-table", tables),
     // empty: the server starts at the table's first word, past [PAD] and [unused…] (filled in when drawn)
     start: el("input", { id: "size-start", type: "number", min: 0, value: "", placeholder: "(first word)" }),
@@ -70,6 +76,14 @@ function build(root, presets, tables, limits) {
     image: el("div", { class: "controls", id: "size-image-controls" }, field("image side (px)", f.image_size),
       field("patch side P (px)", f.patch_size), field("channels", f.in_channels)),
   };
+  page.groups.stored = el("section", { id: "size-stored-section" },
+    el("h3", {}, "Stored smaller: the token table's bytes"),
+    el("p", {}, "The same V × d table stored as 32-bit or 16-bit floats, as 8-bit integers, or product-quantized " +
+      "as fastText's .ftz: each row cut into pieces of dsub numbers, each piece stored as one byte naming the " +
+      "nearest of 256 centroids learned for its place; the centroids are stored once. qnorm keeps each row's " +
+      "length apart, one byte more a row. What each costs in benchmark points is measured in docs/quantize.md."),
+    el("div", { class: "controls" }, field("dsub (numbers a byte)", page.dsub), field("qnorm", page.qnorm)),
+    page.stored);
   root.append(
     el("h2", {}, "Table size"),
     el("p", {}, "An embedding table holds V rows of d numbers. Change the vocabulary, the width, the number " +
@@ -86,6 +100,7 @@ function build(root, presets, tables, limits) {
       "its N patches plus the CLS token, fixed by the layout."),
     el("div", { class: "controls" }, field("B (batch)", page.batch), field("T (tokens)", page.seq)),
     page.acts,
+    page.groups.stored,
     el("h3", {}, "A block of a real table"),
     el("p", {}, "Each cell is one parameter of a served table: a row is one key's vector, a column one " +
       "dimension. Give a token to see its row above its nearest rows by cosine; related keys tend to share " +
@@ -114,7 +129,8 @@ function usePreset(page, layout) {
 }
 
 function showKind(page) {
-  for (const [kind, group] of Object.entries(page.groups)) group.hidden = kind !== page.kind.value;
+  for (const kind of Object.keys(KINDS)) page.groups[kind].hidden = kind !== page.kind.value;
+  page.groups.stored.hidden = page.kind.value !== "text"; // an image layout has no token table
   // an image's T is N + 1: drawActs shows it in the disabled box, and the text's T comes back after
   const image = page.kind.value === "image";
   if (image && !("text" in page.seq.dataset)) page.seq.dataset.text = page.seq.value;
@@ -152,6 +168,25 @@ function drawSize(page, r) {
   page.out.replaceChildren(table(["table", "parameters", "share"], rows), ...patches,
     el("p", { id: "size-total" }, `${num(r.total_params)} parameters = ${num(r.bytes)} bytes = ` +
       `${memory(r.bytes)} in ${r.dtype}`));
+}
+
+// A text layout's token table four ways; an image layout asks nothing (its section is hidden).
+function loadStored(page) {
+  if (page.kind.value !== "text") return Promise.resolve(null);
+  return get("/api/size/stored", { ...layoutParams(page), dsub: page.dsub.value, qnorm: page.qnorm.checked });
+}
+
+function drawStored(page, r) {
+  if (!r) { page.stored.replaceChildren(); return; }
+  const q = r.quantized;
+  const kinds = [["fp32", r.fp32], ["fp16", r.fp16], ["int8 (weights only)", r.int8]];
+  if (q) kinds.push([`product-quantized, dsub ${q.dsub}${q.qnorm ? ", qnorm" : ""}`, q.bytes]);
+  const rows = kinds.map(([name, bytes]) => [name, num(bytes), memory(bytes), `${num(r.fp32 / bytes, 2)}×`]);
+  const note = q ? `${num(q.rows)} rows × ${num(q.nsubq)} code bytes + 256 × ${num(q.dim)} × 4 codebook bytes` +
+    (q.qnorm ? ` + ${num(q.norms)} norm bytes` : "") + " = " + `${num(q.bytes)} bytes` :
+    `${num(r.rows)} rows are too few to quantize: each piece's 256 centroids are learned from the rows.`;
+  page.stored.replaceChildren(table(["stored as", "bytes", "memory", "smaller than fp32"], rows),
+    el("p", { id: "size-stored-note", class: "note" }, note));
 }
 
 // Rows start..start+rows (or a token and its nearest rows) × the first dims columns.
