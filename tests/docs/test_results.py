@@ -10,6 +10,7 @@ recomputed here from the per-seed figures each file holds.
 docs/quantize_cost.py writes quantize.json (docs/quantize.md's tables: float16, int8 and product quantization
 against float32 on the word benchmarks; the bytes are also held to embedlab.sizing.stored's arithmetic).
 bench/distill.py writes distill.json (docs/distill.md's table: four instruments and speed).
+bench/classify.py writes classify_bench.json (docs/benchmarks.md's classifier table: P@1, walls, ratios, sizes).
 bench/w2v_gap.py writes w2v_gap.json (docs/benchmarks.md's subword gap table and speed ratios).
 The karate spectral figures are also recomputed here (seconds), and held to the bar the page draws.
 """
@@ -264,3 +265,25 @@ def test_quantize_bytes_are_sizings_and_the_page_quotes_the_results_file():
                              f"{d['interval'][1]:+.3f}]".replace("-", "−"))  # fmt: skip
             label = row["storage"] + (f", seed {row['seed']}" if "seed" in row else "")
             assert "| " + " | ".join([label, *cells]) + " |" in page, (t["name"], label)
+
+
+def test_classifier_table_is_the_results_file():
+    """Each row of docs/benchmarks.md's classifier table: both sides' median P@1 with the seeds' range, the
+    median walls, their ratio with each seed's, and the file's size, from classify_bench.json."""
+    results, page = _read("classify_bench.json"), _page("docs/benchmarks.md")
+    sides = ("fasttext tool", "embedlab")
+
+    def acc(runs, side):
+        values = [r[side]["accuracy"] for r in runs]
+        return f"{statistics.median(values):.3f} [{min(values):.3f}, {max(values):.3f}]"
+
+    for name, setting in results["settings"].items():
+        for step in ("train", "quantize"):
+            runs = setting.get(step)
+            if not runs:
+                continue
+            walls = [statistics.median([r[side]["wall"] for r in runs]) for side in sides]
+            per_seed = ", ".join(f"{r[sides[0]]['wall'] / r[sides[1]]['wall']:.2f}" for r in runs)
+            row = (f"| {acc(runs, sides[0])} | {acc(runs, sides[1])} | {walls[0]:.2f} | {walls[1]:.2f} | "
+                   f"{walls[0] / walls[1]:.2f} ({per_seed}) |")  # fmt: skip
+            assert row in page, (name, step, row)
