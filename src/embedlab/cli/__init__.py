@@ -37,7 +37,8 @@ size_views.py its tables beside the report: the presets, the token table stored 
 embed.py      `embedlab embed`: a real model's input pipeline, step by step
 context.py    `embedlab context`: one word's vector in several sentences, layer by layer
 tokenizer.py  `embedlab tokenize`, `embedlab tokenizer train`
-vectors.py    `embedlab neighbors | analogy | evaluate | export`
+vectors.py    `embedlab neighbors | analogy | evaluate`
+export.py     `embedlab export`: a table written in another format (product-quantized .ftz among them)
 compare.py    `embedlab compare`: two tables key by key, and their benchmark differences
 train.py      `embedlab train`: a run folder, with progress, resume and metrics
 arena.py      `embedlab arena`: the embedding strategies raced on real tasks, and the budget sweep
@@ -63,6 +64,7 @@ from embedlab.cli import (
     context,
     distill,
     embed,
+    export,
     graph,
     lab,
     size,
@@ -90,7 +92,7 @@ app.command("neighbors")(as_typed(vectors.neighbors))
 app.command("analogy")(as_typed(vectors.analogy))
 app.command("evaluate")(as_typed(vectors.evaluate))
 app.command("compare")(as_typed(compare.compare))
-app.command("export")(as_typed(vectors.export))
+app.command("export")(as_typed(export.export))
 app.command("train")(as_typed(train.train))
 app.command("arena")(as_typed(arena.arena))
 app.command("advise")(as_typed(advise.advise))

@@ -1,13 +1,10 @@
-"""`embedlab neighbors | analogy | evaluate | export`: query, score and convert vector tables.
+"""`embedlab neighbors | analogy | evaluate`: query and score vector tables (`export` is in export.py).
 
     embedlab neighbors minilm king -k 5
     embedlab analogy minilm "king - man + woman" --json
     embedlab analogy minilm "king - man + woman" --include-inputs   # usually answers: king
     embedlab evaluate minilm
     embedlab evaluate minilm --resamples 10000 --seed 1 --json     # intervals from more resamples
-    embedlab export minilm --out minilm.txt                        # the format from the extension
-    embedlab export minilm --format projector --out minilm-projector --force
-    embedlab export minilm --out minilm.ftz --dsub 4 --qnorm               # product-quantized, as fastText's
 
 VECTORS is a built-in table name (minilm) or a path in any format `embedlab.vectors.io` reads:
 word2vec text (.txt, .vec) or binary (.bin), .safetensors or .npy with NAME.vocab.json, a
@@ -22,8 +19,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from embedlab.cli.choices import ANALOGY_METHODS, EXTENSIONS, FORMATS, METRICS, RESAMPLES
-from embedlab.cli.options import ForceFlag, JsonFlag, path_text, refuse_existing, refuse_inapplicable
+from embedlab.cli.choices import ANALOGY_METHODS, METRICS, RESAMPLES
+from embedlab.cli.options import JsonFlag, path_text, refuse_inapplicable
 from embedlab.errors import InvalidValueError
 
 if TYPE_CHECKING:
@@ -213,82 +210,6 @@ def evaluate(
             f"{spread}s: seeded percentile bootstrap, {resamples} resamples of the items (seed {seed})",
             highlight=False,
         )
-
-
-def export(
-    vectors: VectorsArg,
-    out: Annotated[
-        str,
-        typer.Option(
-            "--out", "-o", parser=path_text, metavar="PATH", help="File to write (a folder for --format projector)."
-        ),
-    ],
-    format: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="NAME",
-            help=f"One of: {', '.join(FORMATS)}. Default: from the extension of --out "
-            f"({', '.join(EXTENSIONS)}; none for a projector folder).",
-        ),
-    ] = None,
-    dsub: Annotated[
-        int | None,
-        typer.Option(
-            "--dsub", metavar="N", help="ftz: columns per code byte, dividing the width (fastText's 2). [default: 2]"
-        ),
-    ] = None,
-    qnorm: Annotated[
-        bool, typer.Option("--qnorm", help="ftz: quantize each row's norm apart (a byte a row), as fastText's -qnorm.")
-    ] = False,
-    force: ForceFlag = False,
-    as_json: JsonFlag = False,
-) -> None:
-    """Write a table in another format.
-
-    A .ftz (--format ftz) is the table product-quantized as fastText's `quantize` does it: each row
-    cut into sub-vectors of --dsub columns, each stored as the byte naming the nearest of 256
-    centroids; the fastText tool (print-word-vectors, nn) and `embedlab neighbors` read it. It needs
-    at least 256 rows. A subword table keeps its n-grams there, quantized with its word rows.
-
-    The files are written atomically: a failed write leaves no partial file. An existing file is
-    replaced only with --force; without it the export stops before loading anything.
-    """
-    from embedlab.vectors.io import QUANTIZED_FORMATS, format_for, output_files
-    from embedlab.vectors.io.quantized import DSUB
-
-    asked = format_for(out) if format is None else format
-    refuse_existing(output_files(out, asked), force)
-    if asked not in QUANTIZED_FORMATS:  # before the table loads
-        mode = f"--format {asked}" if format else f"{asked}, the format of {out}"
-        refuse_inapplicable(mode, ["dsub", "qnorm"], "it keeps every number; only ftz quantizes")
-    table = load(vectors, as_json)
-    chosen = table.save_format(out, format)  # a subword table's .bin is fastText's format
-    quantizer = {"dsub": DSUB if dsub is None else dsub, "qnorm": qnorm} if chosen in QUANTIZED_FORMATS else None
-    with working(f"writing {chosen}", as_json):  # exclusive: another writer since the check loses
-        written = table.save(out, format, replace=force, dsub=dsub, qnorm=qnorm)
-    nbytes = sum(p.stat().st_size for p in written)
-    if as_json:
-        typer.echo(
-            json.dumps(
-                {
-                    "vectors": vectors,
-                    "format": chosen,
-                    "rows": len(table),
-                    "dim": table.vector_size,
-                    "files": [str(p) for p in written],
-                    "bytes": nbytes,
-                    "quantizer": quantizer,
-                }
-            )
-        )
-        return
-    how = "" if quantizer is None else f" (dsub {quantizer['dsub']}{', qnorm' if qnorm else ''})"
-    typer.echo(
-        f"wrote {len(table)} rows × {table.vector_size} as {chosen}{how}, {nbytes:,} bytes: "
-        f"{', '.join(map(str, written))}"
-    )
 
 
 def _show_pairs(console: Console, vectors: str, results: dict[str, PairResult | None], spread: str | None) -> None:
