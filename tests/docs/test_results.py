@@ -287,3 +287,18 @@ def test_classifier_table_is_the_results_file():
             row = (f"| {acc(runs, sides[0])} | {acc(runs, sides[1])} | {walls[0]:.2f} | {walls[1]:.2f} | "
                    f"{walls[0] / walls[1]:.2f} ({per_seed}) |")  # fmt: skip
             assert row in page, (name, step, row)
+
+
+def test_classify_page_tables_are_the_results_file():
+    """docs/classify_figures.py writes classify.json (docs/classify.md's two tables: each flag setting's and
+    each quantization's P@1 with the seeds' range, MB and seconds); medians and ranges follow from the seeds."""
+    results, page = _read("classify.json"), _page("docs/classify.md")
+    assert results["recorded"]["command"].startswith("python docs/classify_figures.py")
+    for group in ("flags", "quantize"):
+        for name, r in results[group].items():
+            a = r["accuracy"]
+            assert a["median"] == statistics.median(a["seeds"]) and a["min"] == min(a["seeds"])
+            row = (f"| {name} | {a['median']:.3f} [{a['min']:.3f}, {a['max']:.3f}] | {r['bytes']['median'] / 1e6:.2f} "
+                   f"| {r['seconds']['median']:.1f} |")  # fmt: skip
+            assert row in page, row
+    assert f"{results['majority']:.3f}" in page
