@@ -12,7 +12,8 @@ neither is reported and the exit status is 1, as it is for any 5xx or failed con
 need a kind of table the lab may not serve: a training run folder (update counts), a subword table
 (a fastText .bin), a second table to compare with; they are listed as not timed, with the reason, when
 the lab serves none. The training page's calls need a live run: the warm-up starts a small one (1,000
-words) when the lab has none, and waits for it to end.
+words) when the lab has none, and waits for it to end; the Bag of embeddings page's first call trains
+its default classifier.
 
 Each client is a thread with its own keep-alive connection, sending CALLS one after the other (each
 client starts at a different place in the list) until the time is up. Every call is made once before
@@ -88,6 +89,7 @@ CALLS = [
     Call("GET /api/size", {"vocab_size": 50257, "dim": 768, "positions": "learned", "max_len": 1024}),
     Call("GET /api/size/activations", {"vocab_size": 50257, "dim": 768, "max_len": 1024, "seq": 1024}),
     Call("GET /api/size/slice", {"table": TABLE, "start": 2000, "rows": 32, "dims": 64}),
+    Call("GET /api/size/stored", {"vocab_size": 50257, "dim": 768, "dsub": 2}),
     Call("GET /api/recipe", {"recipe": "bert", "text": "the cat sat on the mat", "index": 2, "position": 40}),
     Call("GET /api/patches/options"),
     Call("GET /api/patches/image.png", {"image": "china", "size": 224}),
@@ -118,6 +120,10 @@ CALLS = [
     Call("GET /api/context"),
     Call("GET /api/distill"),
     Call("GET /api/distill/steps"),  # measured in the warm-up, then kept
+    Call("GET /api/bag"),
+    # its warm-up trains the page's default classifier (seconds), which every later call of the page uses
+    Call("GET /api/bag/predict", {"text": "a small freshwater fish of the carp family", "k": 3}),
+    Call("GET /api/bag/quantize", {"cutoff": 10_000, "dsub": 2}),  # measured in the warm-up, then kept
     Call("GET /api/arena"),
     Call("GET /api/projector/info", {"table": TABLE}),
     Call("GET /api/projector/keys", {"table": TABLE}),
@@ -133,6 +139,8 @@ UNTIMED = {
     "POST /api/training/start": "starts a training run (seconds to minutes of work in the background); "
     "the warm-up starts one when the lab has none",
     "POST /api/arena/start": "starts the quick race (minutes of training in the background)",
+    "POST /api/bag/start": "starts a classifier run (seconds of training in the background); the warm-up's "
+    "first /api/bag/predict trains the page's default one",
 }
 
 

@@ -8,7 +8,8 @@ from tests.timeouts import PAGE_S
 from embedlab.lab.pages import PAGES
 
 SIMULATIONS = ["lookup", "size", "recipe", "patches", "tying", "scale", "training", "subwords", "geometry",
-               "gradients", "attention", "context", "distill", "arena", "projector", "advise", "nodes"]  # fmt: skip
+               "gradients", "attention", "context", "distill", "bag", "arena", "projector", "advise",
+               "nodes"]  # fmt: skip
 
 
 def test_the_nav_lists_every_simulation(open_sim):

@@ -21,7 +21,7 @@ from embedlab.sims.limits import MAX_TOKEN
 from embedlab.sims.training import LiveRun
 
 NAV = ["lookup", "size", "recipe", "patches", "tying", "scale", "training", "subwords", "geometry", "gradients",
-       "attention", "context", "distill", "arena", "projector", "advise", "nodes"]  # fmt: skip
+       "attention", "context", "distill", "bag", "arena", "projector", "advise", "nodes"]  # fmt: skip
 
 
 def test_every_page_has_its_title_and_limits(client):

@@ -24,6 +24,7 @@ SubwordFolderDep where the subword vocabularies are kept
 ComposingTablesDep the served subword tables (vectors for unseen words from character n-grams)
 LiveRunDep       the app's one live training run
 ArenaDep         the app's strategy-arena races (the quick one run from the page)
+BagDep           the app's fastText classifier runs (the Bag of embeddings page), one at a time
 UpdateTablesDep  the served tables that are training runs with update counts
 ProjectorDep     the ?table= table's maps and colourings, each made once per app
 
@@ -54,6 +55,7 @@ from embedlab.models.encoder import Encoder
 from embedlab.models.pipeline import Pipeline
 from embedlab.sims.arena import ArenaLab
 from embedlab.sims.attention import AttentionBridge
+from embedlab.sims.bag import BagLab
 from embedlab.sims.distill import DistillSteps
 from embedlab.sims.gradients import has_update_counts
 from embedlab.sims.limits import MAX_SEED, MAX_TOKEN
@@ -226,6 +228,14 @@ def get_arena(lab: LabDep) -> ArenaLab:
 
 
 ArenaDep = Annotated[ArenaLab, Depends(get_arena)]
+
+
+def get_bag(lab: LabDep) -> BagLab:
+    """The app's classifier runs, their .bin and .ftz measured under the lab's cache (closed at shutdown)."""
+    return lab.service("bag", lambda: BagLab(lab.cache_dir / "bag"))
+
+
+BagDep = Annotated[BagLab, Depends(get_bag)]
 
 
 def get_update_tables(lab: LabDep) -> list[str]:

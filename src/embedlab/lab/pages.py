@@ -19,6 +19,7 @@ PAGES: dict[str, str] = {  # name -> the nav's title
     "attention": "Attention bridge",
     "context": "Static vs contextual",
     "distill": "Static from contextual",
+    "bag": "Bag of embeddings",
     "arena": "Strategy arena",
     "projector": "Projector",
     "advise": "Advise",

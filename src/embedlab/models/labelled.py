@@ -19,6 +19,7 @@ pruning kept it at, and no row at all when it was pruned.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -150,6 +151,14 @@ class Dictionary:
         if (self.word_ngrams > 1 or self.max_n > 0) and self.bucket < 1:
             raise InvalidValueError(f"bucket must be >= 1 with word n-grams or character n-grams; got {self.bucket}")
 
+    @functools.cached_property
+    def _word_ids(self) -> dict[str, int]:
+        return {w: i for i, w in enumerate(self.words)}
+
+    @functools.cached_property
+    def _label_ids(self) -> dict[str, int]:
+        return {w: i for i, w in enumerate(self.labels)}
+
     @property
     def rows(self) -> int:
         """Input rows: the words', then the kept buckets'."""
@@ -211,9 +220,7 @@ class Dictionary:
         """Every line of `text` -> its input row ids and label ids (labels the dictionary lacks are dropped)."""
         from embedlab.models.bag_kernels import fill_bags  # numba, imported only here
 
-        nwords = len(self.words)
-        word_id = {w: i for i, w in enumerate(self.words)}
-        label_id = {w: i for i, w in enumerate(self.labels)}
+        nwords, word_id, label_id = len(self.words), self._word_ids, self._label_ids
         names = [t.decode() for t in text.types]
         is_label = text.is_label
         kind = np.where(is_label, 1, 0).astype(np.int8)

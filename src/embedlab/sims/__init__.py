@@ -19,6 +19,9 @@ gradients.py   which rows a batch's gradient touches; optimizers' moves; a run's
 attention.py   layer 0's q·k with and without 1/√d_k on a real model's input embeddings
 context.py     the static vs contextual page's caps over models.context.ContextModel
 distill.py     MiniLM distilled stage by stage (outputs, PCA, weights, fitted); sentences under each and the teacher
+bag.py         fastText's classifier on the gcide domains, trained in the background: P@1 over epochs, confusions
+bag_rows.py    the bag page's typed text: its top labels and each input row's part of their scores
+bag_size.py    the bag page's classifier as a .bin and, quantized, as a .ftz: P@1 and bytes
 composition.py a multi-piece word's pieces against their neighbours, layer by layer (docs/lessons.md; no page)
 arena.py       a real race's results, or a quick race run in the background while the page watches
 limits.py      bounds several pages share: a token's length, a seed's range

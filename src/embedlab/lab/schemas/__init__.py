@@ -9,9 +9,11 @@ base.py       Answer (the strict base), Limit
 derive.py     answer_model: a route's response model derived from a sims dataclass
 tables.py     the lab's own answers: the served tables, the limits and the themes
 training.py   the training page's request body (StartRequest)
+bag.py        the Bag of embeddings page's request body (BagRequest)
 projector.py  the projector's key list (ProjectorKeys), a body sent as bytes
 """
 
+from embedlab.lab.schemas.bag import BagRequest
 from embedlab.lab.schemas.base import Answer, Limit
 from embedlab.lab.schemas.derive import answer_model
 from embedlab.lab.schemas.projector import ProjectorKeys
@@ -20,6 +22,7 @@ from embedlab.lab.schemas.training import StartRequest
 
 __all__ = [
     "Answer",
+    "BagRequest",
     "LabConfig",
     "Limit",
     "ProjectorKeys",
