@@ -20,6 +20,7 @@ import subprocess
 import numpy as np
 import pytest
 from gensim.models.fasttext import FastText, load_facebook_model, save_facebook_model
+from tests.vectors.tool_models import PRINTED, print_word_vectors, require_tool
 
 from embedlab.data.corpora import open_corpus
 from embedlab.errors import FileFormatError, InvalidValueError
@@ -35,10 +36,6 @@ from embedlab.vectors.io.fasttext import (
 )
 from embedlab.vectors.io.fasttext_model import MODELS
 
-TOOL = shutil.which("fasttext")
-# print-word-vectors prints 5 significant digits (setprecision(5)): a printed 1.2345 stands for
-# anything in [1.23445, 1.23455], so the tolerance grows with the value; 1e-5 below 0.2
-PRINTED = {"rtol": 5e-5, "atol": 1e-5}
 SUMMED = {"rtol": 0, "atol": 1e-5}  # gensim and embedlab both sum float32 rows: only the order differs
 EOS = "</s>"  # gensim gives "</s>" n-grams, fastText does not (its vector is its row): left out against gensim
 UNSEEN = [  # misspellings and inflections absent from a 2,000-line corpus, and non-ASCII words
@@ -49,25 +46,6 @@ UNSEEN = [  # misspellings and inflections absent from a 2,000-line corpus, and 
     *["привет", "Москва", "日本語", "東京都", "한국어", "مرحبا", "שלום", "हिन्दी", "👍🏽ok", "ǅemal", "İstanbul"],
     *["Ĳssel", "þorn", "ðæt", "œuvre", "øre"],
 ]
-
-
-def _require_tool() -> str:
-    assert TOOL, "these tests need the fastText 0.9.2 tool: apt-get install fasttext"
-    return TOOL
-
-
-def tool_vectors(path, words: list[str]) -> np.ndarray:
-    """(n, D) what `fasttext print-word-vectors path` prints for `words`, one a line."""
-    done = subprocess.run(
-        [_require_tool(), "print-word-vectors", str(path)],
-        input="".join(f"{w}\n" for w in words),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    lines = done.stdout.splitlines()
-    assert [line.split(" ")[0] for line in lines] == words
-    return np.array([line.rstrip().split(" ")[1:] for line in lines], dtype=np.float64)
 
 
 def composed(model: FastTextModel, words: list[str]) -> np.ndarray:
@@ -103,7 +81,7 @@ def corpus(tmp_path_factory):
 def tool_bin(corpus):
     """A skipgram model the fastText tool trained: M.bin and M.vec."""
     out = corpus.parent / "M"
-    command = [_require_tool(), "skipgram", "-input", str(corpus), "-output", str(out), "-dim", "16", "-epoch", "1"]
+    command = [require_tool(), "skipgram", "-input", str(corpus), "-output", str(out), "-dim", "16", "-epoch", "1"]
     command += ["-minCount", "2", "-bucket", "10000", "-thread", "1", "-verbose", "0"]
     subprocess.run(command, check=True, capture_output=True)
     return out.with_suffix(".bin")
@@ -132,7 +110,7 @@ def test_a_model_the_tool_wrote_reads_as_the_tool_and_gensim_answer(tool_bin):
     assert (model.entry_types == 0).all() and model.words[0] == "the" and EOS in model.words
     known, unseen = sample_words(model)
     ours = composed(model, known + unseen)
-    np.testing.assert_allclose(ours, tool_vectors(tool_bin, known + unseen), **PRINTED)
+    np.testing.assert_allclose(ours, print_word_vectors(tool_bin, known + unseen), **PRINTED)
     gensim = load_facebook_model(str(tool_bin)).wv
     both = [w for w in known + unseen if w != EOS]
     np.testing.assert_allclose(composed(model, both), np.array([gensim[w] for w in both]), **SUMMED)
@@ -162,7 +140,7 @@ def test_a_model_gensim_wrote_reads_as_gensim_and_the_tool_answer(gensim_model):
     known = [w for w in known if w != EOS]  # gensim's corpus has no "</s>"
     ours = composed(model, known + unseen)
     np.testing.assert_allclose(ours, np.array([trained.wv[w] for w in known + unseen]), **SUMMED)
-    np.testing.assert_allclose(ours, tool_vectors(path, known + unseen), **PRINTED)
+    np.testing.assert_allclose(ours, print_word_vectors(path, known + unseen), **PRINTED)
 
 
 def test_a_supervised_model_reads_with_its_labels(corpus):
@@ -170,7 +148,7 @@ def test_a_supervised_model_reads_with_its_labels(corpus):
     lines = corpus.read_text().splitlines()[:300]
     labelled.write_text("".join(f"__label__{i % 3} {line}\n" for i, line in enumerate(lines)))
     out = corpus.parent / "S"
-    command = [_require_tool(), "supervised", "-input", str(labelled), "-output", str(out), "-dim", "8"]
+    command = [require_tool(), "supervised", "-input", str(labelled), "-output", str(out), "-dim", "8"]
     subprocess.run(
         [*command, "-bucket", "1000", "-minn", "2", "-maxn", "4", "-thread", "1"], check=True, capture_output=True
     )
@@ -179,7 +157,7 @@ def test_a_supervised_model_reads_with_its_labels(corpus):
     assert sorted(model.words[model.nwords :]) == ["__label__0", "__label__1", "__label__2"]
     assert model.entry_types.tolist() == [0] * model.nwords + [1] * 3
     words = model.words[:20] + ["unseenword", "naïve"]
-    np.testing.assert_allclose(composed(model, words), tool_vectors(out.with_suffix(".bin"), words), **PRINTED)
+    np.testing.assert_allclose(composed(model, words), print_word_vectors(out.with_suffix(".bin"), words), **PRINTED)
 
 
 # ----- writing: the tool and gensim read what embedlab wrote ---------------------------------------
@@ -203,7 +181,7 @@ def test_a_model_embedlab_wrote_reads_in_the_tool_and_gensim(tool_bin, tmp_path)
 
     known, unseen = sample_words(back)
     ours_vectors = composed(back, known + unseen)
-    np.testing.assert_allclose(ours_vectors, tool_vectors(path, known + unseen), **PRINTED)
+    np.testing.assert_allclose(ours_vectors, print_word_vectors(path, known + unseen), **PRINTED)
     gensim = load_facebook_model(str(path))
     assert gensim.wv.index_to_key == words and (gensim.wv.min_n, gensim.wv.max_n, gensim.sg) == (2, 4, 0)
     both = [w for w in known + unseen if w != EOS]
@@ -216,7 +194,7 @@ def test_a_model_without_ngrams_round_trips(tmp_path):
     back = read_fasttext(write_fasttext(model, tmp_path / "plain.bin"))
     assert (back.buckets, back.max_n) == (0, 0)
     np.testing.assert_array_equal(word_vectors(back), rows)
-    np.testing.assert_allclose(tool_vectors(tmp_path / "plain.bin", ["dog", "unseen"]), [rows[1], np.zeros(4)])
+    np.testing.assert_allclose(print_word_vectors(tmp_path / "plain.bin", ["dog", "unseen"]), [rows[1], np.zeros(4)])
 
 
 def test_a_refused_write_leaves_the_file_as_it_was(tmp_path):
@@ -422,7 +400,7 @@ def test_trailing_bytes_and_the_tools_quantized_file_is_read(small_bin, tool_bin
     supervised = ["supervised", "-dim", "4", "-bucket", "300", "-minn", "2", "-maxn", "3", "-thread", "1"]
     for command in (supervised, ["quantize", "-dsub", "2"]):  # quantizing needs >= 256 rows: words and buckets
         subprocess.run(
-            [_require_tool(), *command, "-input", str(labelled), "-output", str(out)], check=True, capture_output=True
+            [require_tool(), *command, "-input", str(labelled), "-output", str(out)], check=True, capture_output=True
         )
     model = read_fasttext(out.with_suffix(".ftz"))  # tests/vectors/test_ftz.py checks its rows against the tool
     assert model.quantized and model.input.shape == (model.nwords + 300, 4) and model.pruneidx is None
@@ -442,7 +420,7 @@ def test_load_gives_a_table_that_answers_unseen_words_as_the_tool_does(tool_bin)
     known, unseen = sample_words(read_fasttext(tool_bin))
     assert all(table.source(w) == "word" for w in known) and all(table.source(w) == "ngrams" for w in unseen)
     ours = np.array([table[w] for w in known + unseen])
-    np.testing.assert_allclose(ours, tool_vectors(tool_bin, known + unseen), **PRINTED)
+    np.testing.assert_allclose(ours, print_word_vectors(tool_bin, known + unseen), **PRINTED)
     assert load(tool_bin).most_similar("recieve", topn=3).keys  # whole words rank for an unseen one
 
 
@@ -452,7 +430,7 @@ def test_a_table_saved_as_bin_reads_the_same_in_gensim_the_tool_and_embedlab(too
     assert table.save(path) == [path] and is_fasttext(path)  # a .bin of a subword table is fastText's
     known, unseen = sample_words(read_fasttext(tool_bin))
     ours = np.array([table[w] for w in known + unseen])
-    np.testing.assert_allclose(ours, tool_vectors(path, known + unseen), **PRINTED)
+    np.testing.assert_allclose(ours, print_word_vectors(path, known + unseen), **PRINTED)
     wv = load_facebook_model(str(path)).wv
     np.testing.assert_allclose([wv[w] for w in known + unseen if w != EOS], ours[[w != EOS for w in known + unseen]],
                                **SUMMED)  # fmt: skip
@@ -480,7 +458,7 @@ def test_export_writes_fasttext_for_a_subword_bin_unless_the_format_says_otherwi
 
 def tool_args(path) -> dict[str, str]:
     """The Args of a .bin as the tool reads them: `fasttext dump path args`, one "name value" a line."""
-    done = subprocess.run([_require_tool(), "dump", str(path), "args"], capture_output=True, text=True, check=True)
+    done = subprocess.run([require_tool(), "dump", str(path), "args"], capture_output=True, text=True, check=True)
     return dict(line.split(" ", 1) for line in done.stdout.splitlines())
 
 
@@ -503,7 +481,7 @@ def test_a_run_exported_as_bin_says_its_own_settings(corpus, tmp_path, run_cli):
         "epoch": "2", "ws": "3", "neg": "7", "minCount": "3", "t": "0.01", "model": "cbow", "loss": "ns"}  # fmt: skip
     table = load(run)
     words = [*table.index_to_key[:20], "unhappinesses"]  # and its vectors, a word without a row among them
-    np.testing.assert_allclose(tool_vectors(tmp_path / "run.bin", words), [table[w] for w in words], **PRINTED)
+    np.testing.assert_allclose(print_word_vectors(tmp_path / "run.bin", words), [table[w] for w in words], **PRINTED)
     # a .bin read back keeps its settings: written again, the header is the same
     load(tmp_path / "run.bin").save(tmp_path / "again.bin")
     assert read_fasttext(tmp_path / "again.bin").args == args
