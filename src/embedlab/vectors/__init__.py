@@ -1,6 +1,7 @@
 """Vector tables: geometry, neighbours, analogies, benchmarks and file formats.
 
 table.py       Vectors: key <-> row, read-only rows handed out, cached unit rows, neighbours, analogies
+search.py      how queries find rows: exact matrix products over cached unit rows and norms, or FAISS
 tensors.py     the torch side of a table: its rows (and unit rows) as tensors on a device, to(device)
 query.py       queries as written: "king - man + woman", gensim's positive/negative lists, the query vector
 keys.py        a word's key in any table (itself, or its byte-level piece "Ġ" + word); the themed words it holds

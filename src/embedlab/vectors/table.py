@@ -20,7 +20,8 @@ no read-only flag, so clone them before changing anything.
 A key becomes a vector in one place, `_vector_of`: SubwordVectors (subword.py) overrides it to
 answer words without a row, and every query above takes them.
 The rows as torch tensors (`table`, `unit`, `to`) are tensors.py's; the parsing of a query is
-query.py's, the scoring and top-k similarity.py's, the answer neighbors.py's, the FAISS index index.py's.
+query.py's, the search for a query's rows (exact, or a FAISS index) search.py's, the scoring and top-k
+similarity.py's, the answer neighbors.py's, the FAISS index itself index.py's.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from embedlab.vectors import similarity as sim
 from embedlab.vectors.io import first_duplicate
 from embedlab.vectors.neighbors import Neighbors, best_rows
 from embedlab.vectors.query import Term, as_keys, describe_query, query_vector, resolve_terms, signed_terms
+from embedlab.vectors.search import RowSearch
 from embedlab.vectors.similarity import read_only
 from embedlab.vectors.tensors import TensorViews
 
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
 ANALOGY_METHODS = ("3cosadd", "3cosmul")
 
 
-class Vectors(TensorViews):
+class Vectors(TensorViews, RowSearch):
     """Rows of `vectors` (V, d) float32 keyed by `keys` (V unique strings); `counts` (V,) corpus
     frequencies when known (None for tables such as a model's token embedding).
 
@@ -330,45 +332,7 @@ class Vectors(TensorViews):
         centre = sim.unit_rows(unit.mean(axis=0))
         return words[int(np.argmin(unit @ centre))]
 
-    # ---- FAISS ---------------------------------------------------------------------------------
-
-    def build_index(self, kind: str = "flat", metric: str = "cosine", **options) -> None:
-        """Answer later `metric` queries from a FAISS index (pip install faiss-cpu): "flat" is exact
-        and returns the same neighbours as the matrix product; "hnsw" and "ivf" are approximate."""
-        from embedlab.vectors.index import FaissIndex
-
-        check_choice("metric", metric, sim.METRICS)
-        self._indexes[metric] = FaissIndex(self._rows, metric=metric, kind=kind, **options)
-
-    def drop_index(self, metric: str | None = None) -> None:
-        """Forget the FAISS index of `metric` (all of them if None): back to exact matrix products."""
-        self._indexes.clear() if metric is None else self._indexes.pop(metric, None)
-
     # ---- internals -----------------------------------------------------------------------------
-
-    def _limit(self, restrict_vocab: int | None) -> int:
-        if restrict_vocab is None:
-            return len(self)
-        return min(check_int("restrict_vocab", restrict_vocab, low=1), len(self))
-
-    def _search(self, queries, topn, metric, exclude_keys, restrict_vocab) -> list[list[tuple[int, float]]]:
-        """Top `topn` (row, score) per query, query keys removed when `exclude_keys` is given."""
-        topn = check_int("topn", topn, low=1)
-        n = self._limit(restrict_vocab)
-        exclude = None if exclude_keys is None else [self._rows_within(keys, n) for keys in exclude_keys]
-        width = topn + max((len(e) for e in exclude), default=0) if exclude else topn
-        index = self._indexes.get(metric) if n == len(self) else None
-        if index is not None:
-            values, indices = index.search(queries, width)
-        else:  # exactly, with what the table caches: unit rows for cosine, squared norms for euclidean
-            # no exclusion here: the `width` best hold the topn best that are not inputs (gensim's way)
-            unit = self._unit_rows()[:n] if metric == "cosine" else None
-            squared = self._squares()[:n] if metric == "euclidean" else None
-            values, indices = sim.search_rows(queries, self._rows[:n], width, metric, unit=unit, squared_norms=squared)
-        banned = [set(e) for e in exclude] if exclude else [set()] * len(values)
-        # one conversion of the whole (B, k) result: per-row .tolist() calls cost more than the top-k
-        rows = zip(values.tolist(), indices.tolist(), banned, strict=True)
-        return [best_rows(v, i, topn, b) for v, i, b in rows]
 
     def _vector_of(self, key: str, unit: bool = False) -> np.ndarray:
         """(d,) the vector of `key` (its unit vector if `unit`): here a view of its row, not a copy.
@@ -383,22 +347,6 @@ class Vectors(TensorViews):
         if not len(keys):
             return np.empty((0, self.vector_size), dtype=np.float32)
         return np.stack([self._vector_of(key, unit) for key in keys])
-
-    def _rows_within(self, keys, n: int) -> list[int]:
-        """Rows of `keys` among the first n (the ones a search restricted to n rows could return);
-        a key without a row of its own (a subword table's unseen word) cannot be an answer anyway."""
-        rows = self.key_to_index
-        return [rows[k] for k in keys if k in rows and rows[k] < n]
-
-    def _unit_rows(self) -> np.ndarray:
-        if self._unit is None:
-            self._unit = sim.unit_rows(self._rows)
-        return self._unit
-
-    def _squares(self) -> np.ndarray:
-        if self._squared_norms is None:
-            self._squared_norms = np.einsum("vd,vd->v", self._rows, self._rows)
-        return self._squared_norms
 
     def _neighbors(self, rows, metric, query, inputs, exclude) -> Neighbors:
         keys, scores = tuple(self.index_to_key[i] for i, _ in rows), tuple(s for _, s in rows)
