@@ -21,6 +21,15 @@ frequency.py   corpus-frequency bands (BANDS, band) and splitting rows into them
 shrink.py      rare rows shrunk toward a prior (their n-grams' mean, or the mean row) by their counts
 analysis.py    norms vs frequency, anisotropy, a·b taken apart, rotation check
 projection.py  PCA or UMAP maps, a whole table's principal axes, frames aligned by Procrustes
+tiles_layout.py  a table's (V, 2) map by PCA or UMAP, the table streamed chunk by chunk (coords.npy)
+tiles.py       a map's quadtree: a root of 1,000 sampled rows, tiles of <= 50,000, read tile by tile; build_tiles
+tiles_overlay.py  each tile's density contours and region labels (terms scored as WizMap's), over every row in its box
+tiles_kernels.py  the overlay's compiled loops over every row (numba): cell counts, regions, key terms, line joining
+map_source.py  any table's rows for a map, never copied (.npy mapped; a fastText .bin's every input row), fingerprinted
+keystore.py    every key of a table of any size on disk: key <-> row by hash, substring and regex search over all
+rowscan.py     exact nearest rows by cosine over a memory-mapped table, a chunk at a time (bounded memory)
+row_codes.py   each row's norm and colour codes (theme, band) for a map, streamed
+map_build.py   a table's tiled map built once and kept: keys, norms and codes, layout, tiles (resumable)
 compare.py     two tables key by key: Procrustes alignment, displacement, neighbour overlap (Jaccard@k)
 static.py      StaticModel: a sentence as the mean of its pieces' rows; Model2Vec's folder both ways
 instruments.py instruments for anything that encodes texts: WordSim-7 (Model2Vec's seven word-pair sets),
