@@ -54,12 +54,13 @@ ANSWER_S = 600  # a first answer may train or fit something (a σ sweep, the sub
 TRAINING_RUN = {"corpus": "enwiki-sample", "dim": 8, "epochs": 1, "max_words": 1_000}  # the smallest the page allows
 
 # Placeholders in CALLS, filled from what the lab serves (`picks`).
-TABLE, RUN, SUBWORDS, OTHER, WATCHED = "{table}", "{run}", "{subwords}", "{other}", "{watched}"
+TABLE, RUN, SUBWORDS, OTHER, WATCHED, BUILD = "{table}", "{run}", "{subwords}", "{other}", "{watched}", "{build}"
 NEEDS = {
     RUN: "a training run folder (embedlab train --out DIR; serve it with --vectors DIR)",
     SUBWORDS: "a subword table (a fastText .bin, or embedlab train --subwords)",
     OTHER: "a second served table to compare with",
     WATCHED: "a training run's frame",
+    BUILD: "the table's tiled map (built in the warm-up)",
 }
 
 
@@ -132,6 +133,11 @@ CALLS = [
     Call("GET /api/projector/focus", {"table": TABLE, "key": "king"}),
     Call("GET /api/projector/compare", {"table": OTHER, "other": TABLE}),
     Call("GET /api/projector/displacement", {"table": OTHER, "other": TABLE}),
+    Call("GET /api/projector/tiles", {"table": TABLE}),  # built in the warm-up: the manifest at once
+    Call("GET /api/projector/tile", {"table": TABLE, "build": BUILD, "tile": "0/0/0"}),
+    Call("GET /api/projector/overlay", {"table": TABLE, "build": BUILD, "tile": "0/0/0"}),
+    Call("GET /api/projector/search", {"table": TABLE, "pattern": "^king", "regex": "true"}),
+    Call("GET /api/projector/neighbours", {"table": TABLE, "row": 2000}),
     Call("GET /api/advise"),
     Call("GET /api/nodes"),
 ]
@@ -209,6 +215,7 @@ def picks(lab: Lab) -> dict[str, str]:
     chosen = {TABLE: table, RUN: runs[0] if runs else None, SUBWORDS: subwords[0] if subwords else None}
     chosen[OTHER] = others[0] if others else None
     chosen[WATCHED] = watched_token(lab)
+    chosen[BUILD] = map_build(lab, table)
     return {k: v for k, v in chosen.items() if v is not None}
 
 
@@ -223,6 +230,16 @@ def watched_token(lab: Lab) -> str | None:
         time.sleep(0.5)
         state = lab.json("GET", "/api/training/state")
     return state["tokens"][0] if state["frame_count"] and state["tokens"] else None
+
+
+def map_build(lab: Lab, table: str) -> str | None:
+    """The build of `table`'s tiled PCA map, after waiting for the lab to build it (a child process)."""
+    deadline = time.monotonic() + ANSWER_S
+    manifest = lab.json("GET", "/api/projector/tiles", params={"table": table})
+    while manifest["state"] != "ready" and time.monotonic() < deadline:
+        time.sleep(0.5)
+        manifest = lab.json("GET", "/api/projector/tiles", params={"table": table})
+    return manifest.get("build")
 
 
 def fill(call: Call, chosen: dict[str, str]) -> dict | None:

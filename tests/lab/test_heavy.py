@@ -30,13 +30,15 @@ HEAVY_PATHS = {
     "/api/subwords/unseen",
     "/api/distill",  # the teacher on up to 8 sentences
     "/api/distill/steps",  # measured once (half a minute) and kept: queued behind the other heavy answers
+    "/api/projector/search",  # every key of the table searched (up to half a second at 10M rows)
+    "/api/projector/neighbours",  # every row of the table scanned (~50 ms a million rows)
 }
 # what is computed once per setting and kept, queued only while it computes: a σ sweep (seconds),
 # karate's node table trained and scored at six points (~40 ms), a table comparison (and the
-# displacement drawn from it), a classifier quantized (k-means: seconds); and a typed text taken apart
-# by the latest classifier (~15 ms), which waits outside the queue while the first one trains
+# displacement drawn from it, and a tile coloured by it), a classifier quantized (k-means: seconds); and
+# a typed text taken apart by the latest classifier (~15 ms), which waits outside the queue while the first one trains
 KEPT_PATHS = {"/api/scale/sweep", "/api/nodes", "/api/projector/compare", "/api/projector/displacement",
-              "/api/bag/quantize", "/api/bag/predict"}  # fmt: skip
+              "/api/projector/tile", "/api/bag/quantize", "/api/bag/predict"}  # fmt: skip
 
 
 def _routes_depending_on(function) -> set[str]:

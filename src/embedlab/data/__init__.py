@@ -9,6 +9,7 @@ fashion.py     load_fashion("train" | "test"): Fashion-MNIST (Debian's dataset-f
 races.py       recorded_race(): the arena's full race as it was run here (race_files/)
 scaling.py     tao_table(): Tao et al. 2024's optimal-vocabulary measurements, derived (scaling_files/)
 themes.py      THEMES: groups of related words that a trained table should gather together
+clusters.py    write_clusters(path, rows): a table of Gaussian clusters of known names, any size, streamed
 """
 
 from embedlab.data.benchmarks import BENCHMARKS, benchmark_path

@@ -27,6 +27,8 @@ ArenaDep         the app's strategy-arena races (the quick one run from the page
 BagDep           the app's fastText classifier runs (the Bag of embeddings page), one at a time
 UpdateTablesDep  the served tables that are training runs with update counts
 ProjectorDep     the ?table= table's maps and colourings, each made once per app
+ProjectorOfDep   the same, made only when called (a route that needs it for one of its options)
+TiledDep         the ?table= table's tiled maps, built once in a child process and kept beside the table
 
 HEAVY            `dependencies=[HEAVY]` on a route whose answer costs milliseconds of CPU: one such
                  answer is computed at a time, so the cheap routes are not queued behind them
@@ -60,6 +62,7 @@ from embedlab.sims.distill import DistillSteps
 from embedlab.sims.gradients import has_update_counts
 from embedlab.sims.limits import MAX_SEED, MAX_TOKEN
 from embedlab.sims.projector import Projector
+from embedlab.sims.projector_tiles import TiledMaps
 from embedlab.sims.recipe import MODEL, PRETRAINED, RECIPE_NAMES, Recipe, fresh_pipeline
 from embedlab.sims.subword_table import VocabularyTable, measure
 from embedlab.sims.subwords import VocabularyLadder
@@ -253,6 +256,22 @@ def get_projector(lab: LabDep, table: TableName) -> Projector:
 
 
 ProjectorDep = Annotated[Projector, Depends(get_projector)]
+
+
+def get_projector_of(lab: LabDep, table: TableName) -> Callable[[], Projector]:
+    """get_projector for the ?table= table, called only when a route needs it (its table loaded then)."""
+    return partial(get_projector, lab, table)
+
+
+ProjectorOfDep = Annotated[Callable[[], Projector], Depends(get_projector_of)]
+
+
+def get_tiled(lab: LabDep, table: TableName) -> TiledMaps:
+    """The served table's tiled maps: each built once (in a child process) and kept beside the table."""
+    return lab.service(f"tiles:{table}", lambda: TiledMaps(table, lab.paths[table]))
+
+
+TiledDep = Annotated[TiledMaps, Depends(get_tiled)]
 
 
 def heavy_queue(request: Request) -> anyio.Semaphore:

@@ -27,7 +27,9 @@ arena.py       a real race's results, or a quick race run in the background whil
 limits.py      bounds several pages share: a token's length, a seed's range
 once.py        MadeOnce: things made once per name, one lock per name (lab services, a projector's maps)
 job.py         Job: one background job at a time in a daemon thread (the live run, the quick race)
+child.py       in_child: work in a child process below the lab's priority (UMAP fits, map builds)
 advise.py      the Advise page's limits over embedlab.advise.advice: a recipe, its sizes, the evidence
 projector.py   every row of a table on one map (PCA or UMAP), colourings, a key's neighbours and their distortion
+projector_tiles.py  any table as tiles: the map built in a child, tiles, overlays, search, a row's neighbours
 nodes.py       karate club's node table at several passes of one run (walks + skip-gram), scored beside spectral
 """

@@ -30,11 +30,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import multiprocessing
-import os
 import time
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +38,7 @@ import numpy as np
 
 from embedlab.data.themes import COLOURS, OTHER, THEMES
 from embedlab.errors import InvalidValueError, MissingDataError, check_choice, check_int
+from embedlab.sims.child import in_child
 from embedlab.sims.limits import MAX_TOKEN
 from embedlab.sims.once import MadeOnce
 from embedlab.vectors.compare import MAX_TOP, Mover, TableComparison, compare_tables
@@ -297,7 +294,8 @@ class Projector:
         sample = np.random.default_rng(self.seed).permutation(len(rows))[:UMAP_SAMPLE]
         rest = np.setdiff1d(np.arange(len(rows)), sample)
         neighbours = min(UMAP_NEIGHBOURS, len(sample) - 1)
-        fitted, placed = _in_child(fit_umap, rows[sample], rows[rest], dims, neighbours, self.seed)
+        fit = in_child(fit_umap, rows[sample], rows[rest], dims, neighbours, self.seed, nice=UMAP_NICE)
+        fitted, placed = fit.result()
         coordinates = np.empty((len(rows), dims), dtype=np.float32)
         coordinates[sample], coordinates[rest] = fitted, placed
         return Layout("umap", coordinates, None, len(sample), time.perf_counter() - start)
@@ -313,17 +311,6 @@ class Projector:
             for _, key, theme in themed_keys(self.vectors):
                 codes[self.vectors.index_of(key)] = names.index(theme)
         return Colours(scheme, codes, names)
-
-
-def _in_child(work: Callable[..., Any], *args: Any) -> Any:
-    """work(*args) in a new child process running UMAP_NICE below this one; its answer (pickled back).
-
-    subtle: spawn, not fork: the lab's process holds threads (torch's, numba's, the server's) whose
-    locks a forked child would inherit held.
-    """
-    spawn = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(1, mp_context=spawn, initializer=os.nice, initargs=(UMAP_NICE,)) as child:
-        return child.submit(work, *args).result()
 
 
 def wire(array: np.ndarray) -> tuple[bytes, dict[str, str]]:

@@ -7,6 +7,14 @@ a JSON list, for hover text and search. A key searched or clicked comes back wit
 in the full space and the ranks the map gives them. Another served table can be compared with the
 one shown (vectors.compare): a summary, the largest movers, and each row's displacement as a colour.
 
+Any table, whatever its size, is drawn from tiles (sims/projector_tiles.py): /tiles says whether
+the map is built (202 with the build's progress while a child process builds it) and what its
+quadtree holds; /tile sends one tile's points, rows and colour values as one binary body; /overlay
+its density contours and region labels; /search finds keys among every row (substring or regular
+expression); /neighbours a clicked row's nearest rows in the table's own space. The whole-table
+routes below them (/layout, /colours, /keys, /focus) serve the 3-D view of tables up to a million
+rows.
+
 A UMAP map's first request waits for its fit (a minute or two on MiniLM), which runs in a child
 process: the lab's other requests are served meanwhile, and /info's `made` tells the page to say so.
 """
@@ -16,11 +24,25 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse
 
-from embedlab.lab.deps import MAX_NAME, HeavyDep, HeavySlot, LabDep, ProjectorDep, Token, one_of
+from embedlab.lab.deps import (
+    HEAVY,
+    MAX_NAME,
+    HeavyDep,
+    HeavySlot,
+    LabDep,
+    ProjectorDep,
+    ProjectorOfDep,
+    TiledDep,
+    Token,
+    one_of,
+)
 from embedlab.lab.schemas import ProjectorKeys, answer_model
 from embedlab.sims import projector as sims
 from embedlab.sims.projector import DIMS, MAX_K, MAX_MOVERS, PROJECTIONS, SCHEMES, Comparison, Focus, ProjectorInfo
+from embedlab.sims.projector_tiles import MAX_HITS, MAX_PATTERN, MOVED, Building, Reach, SearchHits, TileManifest
 
 router = APIRouter(prefix="/api/projector", tags=["projector"])
 
@@ -31,6 +53,15 @@ Scheme = Annotated[str, one_of(SCHEMES, "band, theme or norm")]
 K = Annotated[int, Query(ge=1, le=MAX_K, description=f"neighbours, 1..{MAX_K}")]
 Other = Annotated[str, Query(min_length=1, max_length=MAX_NAME, description="the served table to compare with")]
 Top = Annotated[int, Query(ge=1, le=MAX_MOVERS, description=f"movers listed, 1..{MAX_MOVERS}")]
+
+
+TILE_PATTERN = r"^\d{1,2}/\d{1,7}/\d{1,7}$"
+TileId = Annotated[str, Query(pattern=TILE_PATTERN, max_length=20, description='a tile "z/x/y" ("0/0/0": the root)')]
+Build = Annotated[str, Query(min_length=1, max_length=200, description="the build /tiles named (a fingerprint)")]
+Colouring = Annotated[str, one_of((*SCHEMES, MOVED), "band, theme, norm, or moved (with other=)")]
+Pattern = Annotated[str, Query(min_length=1, max_length=MAX_PATTERN, description="a substring or a regular expression")]
+Limit = Annotated[int, Query(ge=1, le=MAX_HITS, description=f"hits sent, 1..{MAX_HITS} (all are counted)")]
+Row = Annotated[int, Query(ge=0, description="a row of the table")]
 
 
 class Binary(Response):
@@ -101,3 +132,62 @@ def displacement(lab: LabDep, projector: ProjectorDep, heavy: HeavyDep, other: O
     _compare_in_turn(projector, lab.table(other), k, heavy)
     body, headers = sims.wire(projector.displacement(lab.table(other), k))
     return Binary(body, headers=headers)
+
+
+# ---- the tiled map (any number of rows) -------------------------------------------------------------
+
+
+@router.get("/tiles", response_model=answer_model(TileManifest), responses={202: {"model": answer_model(Building)}})
+def tiles(tiled: TiledDep, method: Method = "pca") -> JSONResponse:
+    """The built map's manifest (bounds, the quadtree's tiles and their rows, contour levels, colourings);
+    202 with the build's stage and progress while a child process builds it (the first request starts it)."""
+    answer = tiled.manifest(method)
+    return JSONResponse(jsonable_encoder(answer), status_code=202 if isinstance(answer, Building) else 200)
+
+
+@router.get("/tile", response_class=Binary)
+def tile(
+    lab: LabDep,
+    tiled: TiledDep,
+    projector_of: ProjectorOfDep,
+    heavy: HeavyDep,
+    build: Build,
+    tile: TileId,
+    method: Method = "pca",
+    by: Colouring = "theme",
+    other: Annotated[str | None, Query(max_length=MAX_NAME)] = None,
+    k: K = 10,
+) -> Binary:
+    """One tile: (n, 2) float32 points, (n,) uint32 rows, then (n,) colour values (uint8 codes, or float32
+    for norm and moved), in one body; X-Rows says n and X-Value-Dtype the values' type. 404 a tile not in
+    the tree; 409 a build that is not the current one (the table changed)."""
+    moved = None  # without a compared table, colouring by "moved" is refused by tile()
+    if by == MOVED and other:
+        projector = projector_of()
+        _compare_in_turn(projector, lab.table(other), k, heavy)
+        moved = tiled.moved(projector.displacement(lab.table(other), k))
+    answer = tiled.tile(method, build, tile, by, moved)
+    return Binary(answer.body, headers=answer.headers())
+
+
+@router.get("/overlay")
+def overlay(tiled: TiledDep, build: Build, tile: TileId, method: Method = "pca") -> dict:
+    """A tile's density contours (lines at the manifest's levels) and the labels of the dense regions
+    in its box, both computed over every row in the box."""
+    return tiled.overlay(method, build, tile)
+
+
+@router.get("/search", response_model=answer_model(SearchHits), dependencies=[HEAVY])
+def search(tiled: TiledDep, pattern: Pattern, regex: bool = False, limit: Limit = MAX_HITS,
+           method: Method = "pca") -> SearchHits:  # fmt: skip
+    """Every row whose key holds `pattern` (regex=true: a regular expression, ^ and $ at each key's
+    ends), counted; the first `limit` sent with their points. 400 a pattern that does not compile or
+    runs too long."""
+    return tiled.search(method, pattern, regex, limit)
+
+
+@router.get("/neighbours", response_model=answer_model(Reach), dependencies=[HEAVY])
+def neighbours(tiled: TiledDep, row: Row, k: K = 10, method: Method = "pca") -> Reach:
+    """Row `row`'s k nearest rows by cosine in the table's own space (every row scanned), with their
+    points, the ranks the map gives them and how many of them the map keeps among its k nearest."""
+    return tiled.neighbours(method, row, k)
