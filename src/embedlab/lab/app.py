@@ -15,7 +15,8 @@ through lab/deps.py.
 
 plotly.min.js (4.8 MB) is served gzipped (about 1.4 MB, compressed once per process) to clients that
 accept it, with an ETag so a reload asks only whether it changed; the pages load it in the
-background (lab/static/js/plot.js), so their first API calls do not wait for it.
+background (lab/static/js/plot.js; the 2-D projector, which draws with its own WebGL, not at all),
+so their first API calls do not wait for it.
 """
 
 from __future__ import annotations

@@ -25,6 +25,14 @@ export async function getArray(path, params = {}) {
   return { values: new kind(await response.arrayBuffer()), shape, headers: response.headers };
 }
 
+// GET raw bytes whose layout the endpoint's own headers describe (a projector tile).
+// -> { buffer: ArrayBuffer, headers }; errors as for get().
+export async function getBytes(path, params = {}) {
+  const response = await fetch(`${path}?${new URLSearchParams(params)}`);
+  if (!response.ok) return answer(response);
+  return { buffer: await response.arrayBuffer(), headers: response.headers };
+}
+
 // The server's answer to a mistake: its message names the value and the limit.
 class ApiError extends Error {}
 

@@ -21,10 +21,12 @@ async function show() {
   root.dataset.ready = "false";
   const sim = await import(`./${name}.js`);
   if (root.dataset.sim !== name) return; // a later hashchange took the page while this one loaded
+  const plots = sim.usesPlotly !== false;
+  if (plots) plotly(); // in the background, alongside the page's first requests
   await sim.render(root);
   // plotly.min.js loads in the background (plot.js); a page is ready once its first plots are drawn
   // too. subtle: the page's own plot() calls waited on it first, so they have drawn by now.
-  await plotly().catch(() => null); // a failed load shows as the plots' own errors
+  if (plots) await plotly().catch(() => null); // a failed load shows as the plots' own errors
   // subtle: a quick second hashchange can finish first; only the current one marks the page ready.
   if (root.dataset.sim === name) root.dataset.ready = "true";
 }

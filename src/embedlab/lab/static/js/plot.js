@@ -1,8 +1,9 @@
 // Plotly with the lab's look. Colours are lab.css's custom properties (--accent, --token, ...);
 // the theme groups' colours come from the API (config().themes).
 //
-// plotly.min.js (4.8 MB, served gzipped) is loaded in the background when a page first imports this
-// module, not in the page's <head>: the page's first API calls go out at once instead of after it
+// plotly.min.js (4.8 MB, served gzipped) is loaded in the background when main.js opens a page that
+// plots (every page but one that exports `usesPlotly = false`: the 2-D projector draws with its own
+// WebGL), not in the page's <head>: the page's first API calls go out at once instead of after it
 // has been fetched and parsed, and a plot waits for it only if it has not arrived yet.
 
 let loading = null;
@@ -18,7 +19,6 @@ export function plotly() {
   });
   return loading;
 }
-plotly(); // start now, alongside the page's first requests
 
 const css = getComputedStyle(document.documentElement);
 // The colour lab.css names `--${name}`.

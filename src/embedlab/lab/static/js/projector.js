@@ -1,30 +1,45 @@
-// Projector: every row of a served table as one WebGL scatter (plotly's scattergl, or scatter3d in
-// 3-D). Coordinates and colour values arrive as binary arrays; a key searched or clicked is shown
-// with its nearest rows in the full space and the ranks the map gives them. Another served table
-// can be compared with the one shown: the largest movers listed, and every row coloured by how far
-// it moved.
-import { count, el, field, fixed, note, number, select, table } from "./dom.js";
-import { config, get, getArray, latest } from "./http.js";
-import { colour, plot, plotly } from "./plot.js";
+// Projector: every row of a served table on one map, whatever its size. In 2-D the map is tiled
+// (projector_map.js): the server builds the layout's quadtree of tiles once (the page shows its
+// progress meanwhile), the root tile's thousand rows are drawn at once, and the tiles under the view
+// follow as one pans and zooms, with density contours and region labels. Keys are searched among
+// every row (a substring, or a regular expression), the hits ringed and counted; a click on a point
+// links it to its nearest rows in the table's own space, with their cosines. 3-D keeps one plotly
+// scatter of every row (projector_3d.js, tables up to limits.rows). Another served table can be
+// compared with the one shown: the largest movers listed, and every row coloured by how far it moved.
+import { checkbox, count, el, errorLine, field, fixed, note, number, select, table } from "./dom.js";
+import { config, get, getBytes, latest } from "./http.js";
+import { TileMap } from "./projector_map.js";
+import { RAMP_CSS, rgba } from "./projector_points.js";
 
-const VIEW = 0.06; // a searched key's 2-D view spans this share of the map's width and height
 const SCHEME_LABELS = { band: "frequency band", theme: "theme", norm: "row norm", moved: "moved (vs compared)" };
 const MOVED = "moved"; // a colouring of the page's own: each row's displacement against the compared table
+const MOVED_RANGE = [0, 2]; // a displacement between unit rows: 0 unmoved, 2 opposite
 const MOVERS = 15; // movers listed
+const POLL_MS = 300; // how often a map being built is asked about
+const VIEW = 0.2; // a found key's view spans this share of the map's width (its smaller side does)
+const FAINT = 0.35; // the opacity of the theme's code 0 (rows in no group): the background (under 0.5: also smaller)
+const SOLID = 0.85;
+const view3d = () => import("./projector_3d.js"); // plotly's path, loaded the first time 3-D is asked for
+
+// The 2-D map draws without plotly (3-D imports it when first asked for): main.js need not load it first.
+export const usesPlotly = false;
 
 export async function render(root) {
   const [{ tables }, { limits }] = await Promise.all([get("/api/tables"), config()]);
   const page = build(root, tables, limits.projector);
-  let map = null; // what is drawn: { info, keys, coordinates, dims, rows per trace }
-  const redraw = latest(async () => load(page), async (loaded) => {
-    map = loaded;
-    await draw(page, map);
-    if (page.key.value) await search();
-  }, page.status);
-  const search = latest(() => get("/api/projector/focus", focusParams(page)), (focus) => highlight(page, map, focus),
-    page.focus);
+  const redraw = latest(() => load(page), (loaded) => draw(page, loaded), page.status, () => takeDown(page));
+  const search = latest(() => find(page), (found) => showHits(page, found), page.hits, () => page.tiled?.setHits(null));
+  page.reach = latest(() => get("/api/projector/neighbours", { table: page.source.value, method: page.method.value,
+    row: page.row, k: page.k.value }), (reach) => showReach(page, reach), page.focus, () => page.tiled?.setFocus(null));
+  const focus3d = latest(() => get("/api/projector/focus", { table: page.source.value, key: page.key.value,
+    k: page.k.value, method: page.method.value, dims: 3 }), (focus) => showFocus3d(page, focus), page.focus);
+  page.search = () => (is3d(page) ? focus3d() : search());
   const compared = latest(() => compare(page), (answer) => showComparison(page, answer), page.comparison);
-  page.onPoint = (key) => { page.key.value = key; search(); };
+  page.onPoint = (key) => {
+    page.key.value = key;
+    page.regex.checked = false;
+    page.search();
+  };
   page.source.addEventListener("change", () => { offerOthers(page, tables); compared(); });
   page.other.addEventListener("change", () => {
     page.scheme.querySelector(`option[value="${MOVED}"]`).disabled = !page.other.value;
@@ -32,34 +47,47 @@ export async function render(root) {
     if (page.scheme.value === MOVED) redraw();
   });
   for (const input of [page.source, page.method, page.dims, page.scheme]) input.addEventListener("change", redraw);
-  for (const input of [page.key, page.k]) input.addEventListener("change", search);
+  for (const input of [page.key, page.regex]) input.addEventListener("change", () => page.search());
+  page.k.addEventListener("change", () => (is3d(page) ? focus3d() : page.row !== null && page.reach()));
+  root.addEventListener("leave", () => { page.left = true; page.tiled?.close(); }, { once: true });
   offerOthers(page, tables);
   await redraw();
+  if (root.dataset.sim === "projector") root.dataset.ready = "true"; // drawn: the page need not wait for plotly
 }
 
 function build(root, tables, limits) {
   const page = {
+    limits,
     source: select("proj-table", tables),
     method: select("proj-method", limits.methods, "pca", (m) => m.toUpperCase()),
     dims: select("proj-dims", limits.dims, 2, (d) => `${d}-D`),
     scheme: select("proj-scheme", [...limits.schemes, MOVED], "theme", (s) => SCHEME_LABELS[s] ?? s),
     other: select("proj-other", [""], "", (t) => t || "(none)"),
-    key: el("input", { id: "proj-key", value: "", size: 16, maxlength: limits.token, placeholder: "a key" }),
+    key: el("input", { id: "proj-key", value: "", size: 16, maxlength: limits.token,
+      placeholder: "a key, or part of one" }),
+    regex: checkbox("proj-regex"),
     k: number("proj-k", limits.k, 10),
     status: el("div", { id: "proj-status" }),
     caption: note("", { id: "proj-caption" }),
+    legend: el("div", { id: "proj-legend", class: "proj-legend" }),
     map: el("div", { id: "proj-map", class: "plot projector" }),
+    hits: el("div", { id: "proj-hits" }),
     focus: el("div", { id: "proj-focus" }),
     comparison: el("div", { id: "proj-comparison" }),
+    row: null, // the clicked (or found) row whose neighbours are linked, in the 2-D map's table
+    tiled: null, // the 2-D map (TileMap) while one is shown
+    plotted: null, // the 3-D map's data while one is shown
   };
+  page.regexField = field("regular expression", page.regex);
   root.append(
     el("h2", {}, "Projector"),
-    el("p", {}, "Every row of a table on one map. A 2-D or 3-D view cannot keep every neighbourhood of a " +
-      "table hundreds of columns wide: search a key to see its nearest rows, found in the full space, and " +
-      "where the map puts them."),
+    el("p", {}, "Every row of a table on one map, however many rows it has: the map arrives in tiles, a sample of " +
+      "the whole first and more rows as you zoom in (drag to pan, scroll or +/− to zoom). A 2-D view cannot keep " +
+      "every neighbourhood of a table hundreds of columns wide: click a point to see its nearest rows, found in " +
+      "the full space, and where the map puts them. Search finds keys among every row, drawn or not."),
     el("div", { class: "controls" }, field("table", page.source), field("map", page.method), field("view", page.dims),
-      field("colour by", page.scheme), field("search", page.key), field("neighbours k", page.k)),
-    page.status, page.caption, page.map, page.focus,
+      field("colour by", page.scheme), field("search", page.key), page.regexField, field("neighbours k", page.k)),
+    page.status, page.caption, page.legend, page.map, page.hits, page.focus,
     el("h3", {}, "Compare with another table"),
     el("p", { id: "proj-compare-note" }, "The keys both tables hold, their rows turned onto each other (orthogonal " +
       "Procrustes): how far each moved, and how many of its k nearest keys it kept (Jaccard@k). Both neighbour " +
@@ -69,30 +97,184 @@ function build(root, tables, limits) {
   return page;
 }
 
-const focusParams = (page) => ({ table: page.source.value, key: page.key.value, k: page.k.value,
-  method: page.method.value, dims: page.dims.value });
+const is3d = (page) => page.dims.value === "3";
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
-// Ask for the table's info, keys, map and colouring; the schemes offered follow the table. A map not
-// made yet (UMAP's first use: a fit of a minute or two) is announced, and the old one taken away.
+// 2-D: the map's manifest, asked again every POLL_MS while its tiles are built (the build's stage
+// shown, the map of another table taken down). 3-D: the whole table (projector_3d.js). -> null when
+// the page left or the table, layout or view changed meanwhile (latest() then asks again).
 async function load(page) {
-  const table = page.source.value;
-  const started = performance.now();
-  const info = await get("/api/projector/info", { table });
-  offer(page.scheme, page.other.value ? [...info.schemes, MOVED] : info.schemes);
-  const method = page.method.value, dims = Number(page.dims.value);
-  if (!info.made.includes(`${method}-${dims}`)) {
-    page.status.replaceChildren(note(firstUse(info, method, dims), { id: "proj-fitting", class: "note busy" }));
-    page.caption.textContent = "";
-    (await plotly()).purge(page.map);
+  const table = page.source.value, method = page.method.value;
+  if (page.left) return null;
+  if (is3d(page)) {
+    const view = await view3d();
+    return { view, map: await view.load(page, (schemes) => offer(page, schemes), () => page.scheme.value === MOVED) };
   }
+  const asked = performance.now();
+  const asking = get("/api/projector/tiles", { table, method });
+  if (page.plotted) {
+    await (await view3d()).clear(page.map);
+    page.plotted = null;
+  }
+  page.tiled ??= newMap(page); // its WebGL context and program made while the manifest is on its way
+  let manifest = await asking;
+  while (manifest.state !== "ready") {
+    if (page.shown?.table !== table || page.shown?.method !== method) takeDown(page);
+    const { stage, done, total } = manifest.progress ?? manifest;
+    page.status.replaceChildren(note(`Building the ${method.toUpperCase()} map of ${table} (first use; kept ` +
+      `beside the table for the next time): ${stage}` + (total ? ` ${count(done)} of ${count(total)}` : "") + "…",
+    { id: "proj-building", class: "note busy" }));
+    await sleep(POLL_MS);
+    if (page.left || page.source.value !== table || page.method.value !== method || is3d(page)) return null;
+    manifest = await get("/api/projector/tiles", { table, method });
+  }
+  return { manifest, asked };
+}
+
+async function draw(page, loaded) {
+  if (!loaded || page.left) return;
+  if (loaded.view) {
+    page.tiled?.close();
+    page.tiled = null;
+    page.shown = null;
+    page.legend.replaceChildren();
+    page.hits.replaceChildren();
+    page.regexField.hidden = true;
+    page.plotted = loaded.map;
+    await loaded.view.draw(page, loaded.map, page.onPoint);
+    if (page.key.value) await page.search();
+    return;
+  }
+  const { manifest, asked } = loaded;
+  offer(page, manifest.schemes);
+  page.dims.querySelector('option[value="3"]').disabled = manifest.rows > page.limits.rows;
+  page.regexField.hidden = false;
+  page.tiled ??= newMap(page);
   const scheme = page.scheme.value;
-  const [keys, layout, colours] = await Promise.all([
-    keysOf(table),
-    getArray("/api/projector/layout", { table, method: page.method.value, dims: page.dims.value }),
-    scheme === MOVED ? getArray("/api/projector/displacement", { table, other: page.other.value, k: page.k.value })
-      : getArray("/api/projector/colours", { table, by: scheme }),
-  ]);
-  return { table, info, keys, layout, colours, scheme, fetched: performance.now() - started };
+  const { table, method, build: made } = manifest;
+  const same = page.shown?.table === table && page.shown?.method === method && page.shown?.build === made;
+  if (!same) {
+    page.row = null;
+    page.focus.replaceChildren();
+  }
+  const used = await page.tiled.open(tiles(page, manifest, scheme), same);
+  if (!used) return; // a newer map was asked for meanwhile
+  page.shown = { table, method, build: made };
+  legend(page, manifest, scheme, used);
+  const ms = Math.round(performance.now() - asked);
+  const { rows, dim, root_rows: first, capacity } = manifest;
+  page.caption.textContent = `${count(rows)} rows of ${table} (${count(rows)} × ${count(dim)}). ${manifest.caption}. ` +
+    `Cut into ${count(Object.keys(manifest.tiles).length)} tiles: ${count(first)} rows sampled from all in the ` +
+    `first, drawn ${ms} ms after it was asked for; at most ${count(capacity)} in each other, fetched as the view ` +
+    "reaches them.";
+  if (!same && page.key.value) await page.search();
+}
+
+const newMap = (page) => new TileMap(page.map, { onPick: ({ row }) => { page.row = row; page.reach(); },
+  onError: (err) => page.status.replaceChildren(errorLine(err.message)) });
+
+// The tiles of `manifest` coloured by `scheme`, as the map asks for them.
+function tiles(page, manifest, scheme) {
+  const { table, method, build } = manifest;
+  const by = scheme === MOVED ? { by: scheme, other: page.other.value, k: page.k.value } : { by: scheme };
+  const names = manifest.names[scheme];
+  return {
+    manifest,
+    colouring: names ? { codes: true, palette: names.map((name, code) =>
+      rgba(manifest.colours[name], code === 0 && scheme === "theme" ? FAINT : SOLID)) }
+      : { codes: false, range: scheme === MOVED ? MOVED_RANGE : null, missing: rgba(cssColour("line"), 0.5) },
+    tile: async (tile) => {
+      const { buffer, headers } = await getBytes("/api/projector/tile", { table, method, build, tile, ...by });
+      return { bytes: buffer, n: Number(headers.get("X-Rows")), floats: headers.get("X-Value-Dtype") === "float32" };
+    },
+    overlay: (tile) => get("/api/projector/overlay", { table, method, build, tile }),
+  };
+}
+
+const cssColour = (name) => getComputedStyle(document.documentElement).getPropertyValue(`--${name}`).trim();
+
+// What the colours mean: a swatch per code, or the ramp with its two ends.
+function legend(page, manifest, scheme, colouring) {
+  const names = manifest.names[scheme];
+  const item = (...children) => el("span", { class: "proj-legend-item" }, ...children);
+  const swatch = (css, text) => item(el("span", { class: "swatch", style: `--swatch: ${css}` }), text);
+  if (names) {
+    page.legend.replaceChildren(...names.map((name) => swatch(manifest.colours[name], name)));
+    return;
+  }
+  const [lo, hi] = colouring.range;
+  page.legend.replaceChildren(item(scheme === MOVED ? "moved" : "‖row‖", " ", fixed(lo, 2),
+    el("span", { class: "proj-ramp", style: `background: linear-gradient(to right, ${RAMP_CSS.join(", ")})` }),
+    fixed(hi, 2)), ...(scheme === MOVED ? [swatch(cssColour("line"), "not in the compared table")] : []));
+}
+
+// Take the map down (its table failed, or another is being built).
+function takeDown(page) {
+  page.tiled?.close();
+  page.tiled = null;
+  page.shown = null;
+  page.caption.textContent = "";
+  page.legend.replaceChildren();
+}
+
+// Search the keys of every row: a substring, or a regular expression. A substring that is a whole key
+// also finds that row (asked for on its own when it is not among the hits sent): the map flies to
+// it and links its neighbours, as a click on it would. -> the hits, or null for an empty search.
+async function find(page) {
+  const pattern = page.key.value;
+  if (!pattern) return null;
+  const ask = { table: page.source.value, method: page.method.value };
+  const found = await get("/api/projector/search", { ...ask, pattern, regex: page.regex.checked });
+  if (!found.regex) {
+    const at = found.keys.indexOf(pattern);
+    let whole = at >= 0 ? { row: found.rows[at], point: found.points[at] } : null;
+    if (!whole && found.count > found.shown) {
+      const exact = await get("/api/projector/search", { ...ask, pattern: `^${escaped(pattern)}$`, regex: true, limit: 1 });
+      if (exact.shown) whole = { row: exact.rows[0], point: exact.points[0] };
+    }
+    found.whole = whole;
+  }
+  return found;
+}
+
+const escaped = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+function showHits(page, found) {
+  page.tiled?.setHits(found);
+  if (!found) return;
+  const rows = page.shown ? ` of ${count(page.tiled.source.manifest.rows)}` : "";
+  const what = found.regex ? "match the regular expression" : "hold";
+  page.hits.replaceChildren(note(`${count(found.count)}${rows} rows ${what} '${found.pattern}'; ` +
+    `${count(found.shown)} shown (ringed on the map). Searched in ${Math.round(1000 * found.seconds)} ms.`,
+  { id: "proj-count" }));
+  if (found.whole && page.tiled) {
+    page.tiled.flyTo(found.whole.point, VIEW);
+    page.row = found.whole.row;
+    page.reach();
+  }
+}
+
+function showReach(page, reach) {
+  page.tiled?.setFocus(reach);
+  listFocus(page, `'${reach.key}' is row ${count(reach.row)}. Of its ${reach.k} nearest rows in the table's own ` +
+    `space (cosine, ${reach.search} search: ${Math.round(1000 * reach.seconds)} ms), ${reach.kept} are among its ` +
+    `${reach.k} nearest points on this map; the map rank of each says how many points the map puts closer.`,
+  reach.neighbours.map((nb) => [nb.key, fixed(nb.cosine, 4), count(nb.map_rank)]));
+}
+
+async function showFocus3d(page, focus) {
+  const view = await view3d();
+  if (!(await view.highlight(page, page.plotted, focus))) return;
+  const { said, rows, after } = view.focusList(focus);
+  listFocus(page, said, rows, after);
+}
+
+// A row's neighbours under the map: what the map did to them, then the table.
+function listFocus(page, said, rows, after = null) {
+  const neighbours = table(["#", "key", "cosine", "map rank"], rows.map((r, i) => [i + 1, ...r]));
+  neighbours.id = "proj-neighbours";
+  page.focus.replaceChildren(note(said, { id: "proj-kept" }), neighbours,
+    ...(after ? [note(after, { id: "proj-map-neighbours" })] : []));
 }
 
 // The tables the shown one can be compared with: every other served table.
@@ -103,10 +285,11 @@ function offerOthers(page, tables) {
   page.other.value = others.includes(before) ? before : "";
 }
 
-function firstUse(info, method, dims) {
-  if (method === "pca") return `Computing the PCA of ${info.table}'s ${count(info.rows)} rows (first use)…`;
-  return `Fitting UMAP on ${count(info.umap_sample)} of ${info.table}'s ${count(info.rows)} rows, then placing ` +
-    `the others (${dims}-D, first use: a minute or two on a large table; the rest of the lab keeps working)…`;
+// Keep the colour choices to those the table offers (band needs corpus counts; moved a compared table).
+function offer(page, schemes) {
+  const offered = page.other.value ? [...schemes, MOVED] : schemes;
+  for (const option of page.scheme.options) option.disabled = !offered.includes(option.value);
+  if (!offered.includes(page.scheme.value)) page.scheme.value = offered.includes("theme") ? "theme" : offered[0];
 }
 
 const compare = (page) => (page.other.value ? get("/api/projector/compare", { table: page.source.value,
@@ -129,147 +312,4 @@ function showComparison(page, c) {
       `displacement ${fixed(c.mean_displacement)} (0 = unmoved, 2 = opposite), mean Jaccard@${c.k} ` +
       `${fixed(c.mean_jaccard)}. The largest movers (click one to find it on the map):`, { id: "proj-compare-summary" }),
     movers);
-}
-
-const keyCache = new Map(); // table -> its keys (a million keys are worth fetching once)
-async function keysOf(table) {
-  if (!keyCache.has(table)) keyCache.set(table, get("/api/projector/keys", { table }));
-  return keyCache.get(table);
-}
-
-// Keep a <select> to the choices a table offers (band needs corpus counts).
-function offer(node, schemes) {
-  for (const option of node.options) option.disabled = !schemes.includes(option.value);
-  if (!schemes.includes(node.value)) node.value = schemes.includes("theme") ? "theme" : schemes[0];
-}
-
-// One trace per colour code (a legend for free), or one trace coloured by norm.
-async function draw(page, map) {
-  const started = performance.now();
-  const { layout, colours, info, keys } = map;
-  const [n, dims] = layout.shape;
-  map.dims = dims;
-  const traces = map.scheme in info.names && info.names[map.scheme]
-    ? categorical(map, info.names[map.scheme], info.colours) : continuous(map);
-  map.rows = traces.map((t) => t.rows); // each trace's table rows, for clicks
-  for (const t of traces) delete t.rows;
-  await plot(page.map, traces, mapLayout(dims));
-  page.map.removeAllListeners?.("plotly_click");
-  page.map.on("plotly_click", (event) => {
-    const point = event.points[0];
-    const rows = map.rows[point.curveNumber];
-    if (rows) page.onPoint(keys[rows[point.pointNumber]]);
-  });
-  const drawn = performance.now() - started;
-  const caption = layout.headers.get("X-Caption");
-  page.caption.textContent = `${count(n)} points of ${map.table} (${count(info.rows)} × ${count(info.dim)}). ` +
-    `${caption}. Fetched in ${Math.round(map.fetched)} ms, drawn in ${Math.round(drawn)} ms.`;
-  Object.assign(page.map.dataset, { points: n, fetchMs: Math.round(map.fetched), drawMs: Math.round(drawn) });
-}
-
-// One trace per code present, coloured as /info says; rows in no theme are the faint background.
-function categorical(map, names, palette) {
-  const { layout, colours, keys } = map;
-  return names.map((name, code) => rowsWhere(colours.values, (c) => c === code)).flatMap((rows, code) => {
-    if (rows.length === 0) return [];
-    const faint = code === 0 && map.scheme === "theme";
-    const marker = { color: palette[names[code]], size: faint ? 3 : 5, opacity: faint ? 0.5 : 0.9 };
-    return [{ ...points(layout.values, layout.shape[1], rows, keys, { name: `${names[code]} (${count(rows.length)})`,
-      marker }), rows }];
-  });
-}
-
-// Rows with a value coloured on a scale (norm, displacement); rows without one (NaN: a key the
-// compared table lacks) grey.
-function continuous(map) {
-  const { layout, colours, keys } = map;
-  const dims = layout.shape[1];
-  const valued = rowsWhere(colours.values, (v) => !Number.isNaN(v));
-  const missing = rowsWhere(colours.values, (v) => Number.isNaN(v));
-  const title = map.scheme === MOVED ? "moved" : "‖row‖";
-  const values = Float32Array.from(valued, (r) => colours.values[r]);
-  const traces = [{ ...points(layout.values, dims, valued, keys, { name: `${title} (${count(valued.length)})`,
-    marker: { color: values, colorscale: "Viridis", size: 3, showscale: true, colorbar: { title: { text: title } },
-      ...(map.scheme === MOVED ? { cmin: 0, cmax: 2 } : {}) } }), rows: valued }];
-  if (missing.length) {
-    traces.push({ ...points(layout.values, dims, missing, keys, { name: `not in the compared table (${count(missing.length)})`,
-      marker: { color: colour("line"), size: 3, opacity: 0.5 } }), rows: missing });
-  }
-  return traces;
-}
-
-function rowsWhere(values, test) {
-  let n = 0;
-  for (const v of values) if (test(v)) n++;
-  const rows = new Int32Array(n);
-  for (let i = 0, j = 0; i < values.length; i++) if (test(values[i])) rows[j++] = i;
-  return rows;
-}
-
-// A scattergl (2-D) or scatter3d trace of `rows`, each point's hover text its key.
-function points(coordinates, dims, rows, keys, { name, marker }) {
-  const axis = (a) => Float32Array.from(rows, (r) => coordinates[r * dims + a]);
-  const trace = { name, type: dims === 3 ? "scatter3d" : "scattergl", mode: "markers", x: axis(0), y: axis(1),
-    text: Array.from(rows, (r) => keys[r]), hovertemplate: "%{text}<extra></extra>", marker };
-  if (dims === 3) trace.z = axis(2);
-  return trace;
-}
-
-// The top margin leaves the toolbar (plotly's modebar, 25 px high when shown) a strip of its own, above
-// the colour bar's title; in 3-D the camera stands back (plotly's default eye is 1.25 on each axis) so
-// that the turning cube, its tick labels included, stays inside the plot at any angle.
-const TOOLBAR_PX = 32;
-const EYE = 1.7;
-function mapLayout(dims) {
-  const base = { legend: { orientation: "h", y: -0.08 }, uirevision: "map",
-    margin: { l: 30, r: 10, t: TOOLBAR_PX, b: 30 } };
-  if (dims === 3) return { ...base, scene: { aspectmode: "cube", xaxis: { title: "" }, yaxis: { title: "" },
-    zaxis: { title: "" }, camera: { eye: { x: EYE, y: EYE, z: EYE } } } };
-  return { ...base, hovermode: "closest", dragmode: "pan", xaxis: { zeroline: false }, yaxis: { zeroline: false } };
-}
-
-// Mark the key and its true neighbours, fly to it, and list what the map did to them.
-async function highlight(page, map, focus) {
-  if (!map || map.table !== focus.table) return; // the map it belongs to is not drawn (yet); redraw searches again
-  const { layout, dims, keys } = map;
-  const base = map.rows.length;
-  const extra = page.map.data.length - base;
-  const Plotly = await plotly();
-  if (extra > 0) await Plotly.deleteTraces(page.map, [...Array(extra).keys()].map((i) => base + i));
-  const rows = Int32Array.from(focus.neighbours, (nb) => nb.row);
-  await Plotly.addTraces(page.map, [
-    points(layout.values, dims, rows, keys, { name: `its ${focus.k} nearest rows`,
-      marker: { color: "rgba(0,0,0,0)", size: 12, line: { color: colour("highlight"), width: 3 } } }),
-    { ...points(layout.values, dims, Int32Array.of(focus.row), keys, { name: focus.key,
-      marker: { color: colour("ink"), size: 14, symbol: dims === 3 ? "diamond" : "star" } }),
-    mode: "markers+text", textposition: "top center" },
-  ]);
-  await fly(page, map, focus.point);
-  page.focus.replaceChildren(
-    note(`'${focus.key}' is row ${count(focus.row)}` + (focus.count === null ? "" : `, seen ${count(focus.count)} times`) +
-      `. Of its ${focus.k} nearest rows in the full space (cosine), ${focus.kept} are among its ${focus.k} ` +
-      "nearest points on this map; the map rank of each says how many points the map puts closer.",
-    { id: "proj-kept" }),
-    table(["#", "key", "cosine", "map rank"], focus.neighbours.map((nb, i) =>
-      [i + 1, nb.key, fixed(nb.cosine, 4), count(nb.map_rank)])),
-    note(`Nearest on the map: ${focus.map_neighbours.join(", ")}`, { id: "proj-map-neighbours" }));
-  page.focus.querySelector("table").id = "proj-neighbours";
-}
-
-// Centre the view on `point`: a window of VIEW of the map in 2-D, the camera's centre in 3-D.
-async function fly(page, map, point) {
-  const Plotly = await plotly();
-  const { values } = map.layout;
-  const extent = [0, 1, 2].slice(0, map.dims).map((a) => {
-    let lo = Infinity, hi = -Infinity;
-    for (let i = a; i < values.length; i += map.dims) { lo = Math.min(lo, values[i]); hi = Math.max(hi, values[i]); }
-    return [lo, hi];
-  });
-  if (map.dims === 2) {
-    const range = (a) => [point[a] - VIEW * (extent[a][1] - extent[a][0]), point[a] + VIEW * (extent[a][1] - extent[a][0])];
-    return Plotly.relayout(page.map, { "xaxis.range": range(0), "yaxis.range": range(1) });
-  }
-  // subtle: scene coordinates run over [-0.5, 0.5] per axis with aspectmode "cube"
-  const [x, y, z] = extent.map(([lo, hi], a) => (point[a] - (lo + hi) / 2) / (hi - lo || 1));
-  return Plotly.relayout(page.map, { "scene.camera": { center: { x, y, z }, eye: { x: x + 0.8, y: y + 0.8, z: z + 0.8 } } });
 }
