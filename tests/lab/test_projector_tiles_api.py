@@ -143,3 +143,16 @@ def test_a_table_too_small_for_a_layout_is_a_4xx_saying_so(tiled):
         assert time.monotonic() < deadline
         time.sleep(0.2)
     assert r.status_code == 400 and "rows" in r.json()["error"], r.text
+
+
+def test_a_whole_table_view_of_too_many_rows_is_refused_before_loading(tiled, monkeypatch):
+    from embedlab.lab import deps
+
+    monkeypatch.setattr(deps, "MAX_ROWS", 2)  # tiny.npy's 3 rows are one too many (no other test views it whole)
+    for path in ("/api/projector/info", "/api/projector/layout"):
+        error = tiled.get(path, params={"table": "tiny.npy"}).json()["error"]
+        assert (
+            error == "tiny.npy has 3 rows; the 3-D view and comparisons hold at most 2 (the 2-D map holds any number)"
+        )
+    r = tiled.get("/api/projector/compare", params={"table": "a.npy", "other": "tiny.npy"})  # a.npy's own view first
+    assert r.status_code == 400 and "rows; the 3-D view and comparisons hold at most 2" in r.json()["error"]

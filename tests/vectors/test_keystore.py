@@ -88,6 +88,12 @@ def test_a_line_break_in_a_key_is_refused_naming_its_row(tmp_path):
 def test_open_says_what_is_missing_or_wrong(tmp_path, store):
     with pytest.raises(MissingDataError, match="keys.bin is missing"):
         KeyStore.open(tmp_path / "none")
+    hashes = store.folder / "keys.hash.npy"
+    whole = hashes.read_bytes()
+    hashes.write_bytes(whole[: len(whole) // 2])  # cut short: its header promises more than the file holds
+    with pytest.raises(FileFormatError, match="cannot be read"):
+        KeyStore.open(store.folder)
+    hashes.write_bytes(whole)
     (store.folder / "keys.bin").write_bytes(b"king\n")  # another table's blob
     with pytest.raises(FileFormatError, match="disagree"):
         KeyStore.open(store.folder)

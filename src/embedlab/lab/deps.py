@@ -61,7 +61,7 @@ from embedlab.sims.bag import BagLab
 from embedlab.sims.distill import DistillSteps
 from embedlab.sims.gradients import has_update_counts
 from embedlab.sims.limits import MAX_SEED, MAX_TOKEN
-from embedlab.sims.projector import Projector
+from embedlab.sims.projector import MAX_ROWS, Projector
 from embedlab.sims.projector_tiles import TiledMaps
 from embedlab.sims.recipe import MODEL, PRETRAINED, RECIPE_NAMES, Recipe, fresh_pipeline
 from embedlab.sims.subword_table import VocabularyTable, measure
@@ -252,7 +252,15 @@ UpdateTablesDep = Annotated[list[str], Depends(get_update_tables)]
 
 def get_projector(lab: LabDep, table: TableName) -> Projector:
     """The served table's Projector: its maps, once computed, serve every later request."""
-    return lab.service(f"projector:{table}", lambda: Projector(lab.table(table)))
+    return lab.service(f"projector:{table}", lambda: Projector(whole_table(lab, table)))
+
+
+def whole_table(lab: Lab, name: str) -> Vectors:
+    """lab.table(name) for a view of every row at once (the 3-D map, a comparison): refused before
+    the table is loaded when it has more rows than such a view holds (ten million keys alone would
+    take gigabytes; the tiled 2-D map holds any number)."""
+    get_tiled(lab, name).check_rows(MAX_ROWS)
+    return lab.table(name)
 
 
 ProjectorDep = Annotated[Projector, Depends(get_projector)]
@@ -268,6 +276,8 @@ ProjectorOfDep = Annotated[Callable[[], Projector], Depends(get_projector_of)]
 
 def get_tiled(lab: LabDep, table: TableName) -> TiledMaps:
     """The served table's tiled maps: each built once (in a child process) and kept beside the table."""
+    if table not in lab.paths:
+        raise unknown_name("table", table, lab.names)
     return lab.service(f"tiles:{table}", lambda: TiledMaps(table, lab.paths[table]))
 
 

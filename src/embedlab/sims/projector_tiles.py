@@ -32,7 +32,15 @@ from pathlib import Path
 
 import numpy as np
 
-from embedlab.errors import BusyError, EmbedlabError, FileChangedError, MissingDataError, check_choice, check_int
+from embedlab.errors import (
+    BusyError,
+    EmbedlabError,
+    FileChangedError,
+    InvalidValueError,
+    MissingDataError,
+    check_choice,
+    check_int,
+)
 from embedlab.sims.child import in_child
 from embedlab.sims.projector import NAMES, PALETTE, SCHEMES
 from embedlab.vectors.keystore import MAX_PATTERN as MAX_PATTERN  # the routes' limit on a pattern's length
@@ -231,6 +239,13 @@ class TiledMaps:
                      for r, key, c, rank in zip(rows, keys, cosines, ranks, strict=True))  # fmt: skip
         return Reach(self.name, method, row, files.keys.key(row), _pair(points[row]), k, "exact", seconds, near,
                      len(set(rows.tolist()) & set(on_map.tolist())))  # fmt: skip
+
+    def check_rows(self, most: int) -> None:
+        """Refuse a view of every row at once (InvalidValueError) when the table has more than `most`."""
+        rows = len(self._current_source().rows)
+        if rows > most:
+            raise InvalidValueError(f"{self.name} has {rows:,} rows; the 3-D view and comparisons hold at most "
+                                    f"{most:,} (the 2-D map holds any number)")  # fmt: skip
 
     def moved(self, displacement: np.ndarray) -> np.ndarray:
         """Projector.displacement's (V',) array for this table's V map rows: a map with rows the table's

@@ -44,7 +44,6 @@ import regex
 
 from embedlab.errors import FileFormatError, InvalidValueError, MissingDataError, check_float, check_int, plain
 from embedlab.files import atomic_writer
-from embedlab.vectors.io.arrays import read_array
 
 BLOB, INDEX, HASHES = "keys.bin", "keys.idx", "keys.hash.npy"
 MAX_PATTERN = 1_000  # characters of a search pattern
@@ -171,10 +170,11 @@ class KeyStore:
         size = (folder / BLOB).stat().st_size
         # subtle: numpy cannot map an empty file; a table of no keys has an empty blob
         blob = np.memmap(folder / BLOB, np.uint8, mode="r") if size else np.zeros(0, np.uint8)
-        read_array(folder / INDEX, "a key store's offsets")  # the header checked against the file's size first
-        offsets = np.load(folder / INDEX, mmap_mode="r")
-        read_array(folder / HASHES, "a key store's hashes")
-        hashes = np.load(folder / HASHES, mmap_mode="r")
+        try:  # mapped, never read whole (240 MB at ten million keys); numpy checks each header's size
+            offsets = np.load(folder / INDEX, mmap_mode="r", allow_pickle=False)
+            hashes = np.load(folder / HASHES, mmap_mode="r", allow_pickle=False)
+        except ValueError as err:  # a damaged header, or a file shorter than its header says
+            raise FileFormatError(f"{folder}: a key store's arrays cannot be read ({err}); write it again") from None
         V = len(offsets) - 1
         if offsets.dtype != np.int64 or V < 0 or int(offsets[-1]) != size or hashes.shape != (V, 2):
             raise FileFormatError(

@@ -38,6 +38,7 @@ from embedlab.lab.deps import (
     TiledDep,
     Token,
     one_of,
+    whole_table,
 )
 from embedlab.lab.schemas import ProjectorKeys, answer_model
 from embedlab.sims import projector as sims
@@ -121,16 +122,16 @@ def compare(
     """The table against `other`, key by key: shared keys, Procrustes residual, mean displacement and
     Jaccard@k of neighbour lists (each key's k nearest among the shared keys, in each table's own
     space), and the `top` largest movers with their neighbours in both."""
-    _compare_in_turn(projector, lab.table(other), k, heavy)
-    return projector.comparison(lab.table(other), k, top)
+    _compare_in_turn(projector, whole_table(lab, other), k, heavy)
+    return projector.comparison(whole_table(lab, other), k, top)
 
 
 @router.get("/displacement", response_class=Binary)
 def displacement(lab: LabDep, projector: ProjectorDep, heavy: HeavyDep, other: Other, k: K = 10) -> Binary:
     """(V,) float32 how far each row moved against `other` after alignment (0..2); NaN where `other`
     lacks the key."""
-    _compare_in_turn(projector, lab.table(other), k, heavy)
-    body, headers = sims.wire(projector.displacement(lab.table(other), k))
+    _compare_in_turn(projector, whole_table(lab, other), k, heavy)
+    body, headers = sims.wire(projector.displacement(whole_table(lab, other), k))
     return Binary(body, headers=headers)
 
 
@@ -164,8 +165,8 @@ def tile(
     moved = None  # without a compared table, colouring by "moved" is refused by tile()
     if by == MOVED and other:
         projector = projector_of()
-        _compare_in_turn(projector, lab.table(other), k, heavy)
-        moved = tiled.moved(projector.displacement(lab.table(other), k))
+        _compare_in_turn(projector, whole_table(lab, other), k, heavy)
+        moved = tiled.moved(projector.displacement(whole_table(lab, other), k))
     answer = tiled.tile(method, build, tile, by, moved)
     return Binary(answer.body, headers=answer.headers())
 
