@@ -17,8 +17,9 @@ width 100; 4 GB at ten million rows), written once under --folder. Per table:
   - neighbours: NEIGHBOURS clicked rows, /neighbours answered (client-side wall, and the server's own
     seconds for the scan);
   - server memory: the lab's RSS sampled every 50 ms through the whole session, and its peak (VmHWM);
-  - baseline (tables up to a million rows): the 3-D view, which sends every row's point and draws
-    them all with plotly, as the 2-D view did before tiles (6.47 s at a million rows).
+  - before (--before DIR, tables up to a million rows): the page as it was before tiles, which sent
+    every row's point and drew them all with plotly (6.47 s at a million rows in issue 16's run),
+    served from DIR, a checkout of that commit: `git worktree add DIR b5f3858`.
 
 Goals (issue 35): first paint <= 1.0 s at 1M and 10M rows; each zoom tile <= 200 ms; neighbours
 <= 100 ms at 1M; the 10M x 100 build <= 10 minutes; server peak RSS <= 2 GB at 10M while the page pans
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -144,23 +146,22 @@ def tiled(playwright, url: str, table: str) -> dict:
             "tile_ms_max": max(zoomed) if zoomed else float("nan")}  # fmt: skip
 
 
-def whole(playwright, url: str, table: str) -> dict:
-    """The baseline: the 3-D view of every row (all points sent, plotly), from navigation to drawn."""
+def whole(playwright, url: str) -> dict:
+    """The page before tiles (served from --before): navigation until every point is drawn."""
     browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     page.set_default_timeout(600_000)
     start = time.perf_counter()
     page.goto(f"{url}/#projector")
-    page.wait_for_selector('#sim[data-ready="true"]')
-    page.select_option("#proj-dims", "3")
-    page.wait_for_function("() => document.querySelector('#proj-caption').innerText.includes('drawn in')")
+    page.wait_for_function("() => document.querySelector('#proj-caption')?.innerText.includes('drawn in')")
     seconds = time.perf_counter() - start
     browser.close()
-    return {"whole_paint_s": seconds}
+    return {"before_paint_s": seconds}
 
 
-def session(playwright, path: Path, rows: int, rep: int) -> dict:
-    """One repetition on one table: a fresh server, the tiled page, neighbours, then the baseline."""
+def session(playwright, path: Path, rows: int, rep: int, before: Path | None) -> dict:
+    """One repetition on one table: a fresh server, the tiled page, neighbours, then the page before
+    tiles (its own server, from the checkout `before`)."""
     server, url = start_lab([str(path)])
     memory = Memory(server.pid)
     try:
@@ -172,10 +173,16 @@ def session(playwright, path: Path, rows: int, rep: int) -> dict:
     finally:
         server.terminate()
         server.wait()
-    if rows <= BASELINE_MAX:
-        server, url = start_lab([str(path)])
+    if before is not None and rows <= BASELINE_MAX:
+        os.environ["PYTHONPATH"] = str(before / "src")  # the lab's process imports that checkout
         try:
-            row.update(whole(playwright, url, path.name))
+            server, url = start_lab([str(path)])
+        finally:
+            del os.environ["PYTHONPATH"]
+        try:
+            loaded = httpx.get(f"{url}/api/projector/info", params={"table": path.name}, timeout=600)
+            loaded.raise_for_status()  # the table loaded, as issue 16's run measured it
+            row.update(whole(playwright, url))
         finally:
             server.terminate()
             server.wait()
@@ -187,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--folder", type=Path, default=Path("/tmp/embedlab-bench-projector"))
+    parser.add_argument("--before", type=Path, help="a checkout of the project before tiles (b5f3858)")
     parser.add_argument("--keep-maps", action="store_true", help="reuse the maps a run before built (no build timed)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -200,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         for rows in args.rows:
             path = table_for(args.folder, rows)
             built = build(path, again=not args.keep_maps)
-            runs = [session(playwright, path, rows, rep) for rep in range(args.reps)]
+            runs = [session(playwright, path, rows, rep, args.before) for rep in range(args.reps)]
             summary[rows] = {**built, **{k: statistics.median(r[k] for r in runs) for k in runs[0]},
                              "reps": args.reps}  # fmt: skip
             print(f"{rows:,} rows: {json.dumps(summary[rows])}", file=sys.stderr)
@@ -208,9 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary))
         return 0
     print(f"{'rows':>12}{'build':>9}{'peak':>8}{'paint':>8}{'level 1':>9}{'tile':>8}{'tile max':>10}"
-          f"{'neighbours':>12}{'server':>9}{'3-D all':>9}")  # fmt: skip
+          f"{'neighbours':>12}{'server':>9}{'before':>9}")  # fmt: skip
     for rows, r in summary.items():
-        baseline = f"{r['whole_paint_s']:>8.2f}s" if "whole_paint_s" in r else f"{'-':>9}"
+        baseline = f"{r['before_paint_s']:>8.2f}s" if "before_paint_s" in r else f"{'-':>9}"
         print(f"{rows:>12,}{r['build_s']:>8.1f}s{r['build_peak_mb']:>6.0f}MB{r['first_paint_s']:>7.2f}s"
               f"{r['first_level_s']:>8.2f}s{r['tile_ms']:>6.0f}ms{r['tile_ms_max']:>8.0f}ms"
               f"{r['neighbours_ms']:>10.0f}ms{r['server_peak_mb']:>7.0f}MB{baseline}")  # fmt: skip
