@@ -1,13 +1,15 @@
 """The projector page in Debian's chromium against a real `embedlab lab` process. In 2-D the map is tiled:
 a map not built yet shows its build's progress; the root tile is drawn before any other is asked for;
 the tiles under the view are fetched as it zooms in (exactly those the rule names) and dropped as it
-zooms out; a drag pans; region labels name the clusters and never overlap; search counts every
-matching key (substring and regular expression) and rings those sent, and a bad pattern's message is
-shown; a clicked point is linked to its nearest rows in the table's own space (checked against NumPy
-and the server); compare colours the tiles by "moved"; a table changed under the page says so. The
-tables are cluster tables written here (data/clusters.py: the truth is known), one of 240,000 rows for
-a tree three levels deep (a tile holds at most 50,000 rows). 3-D keeps plotly's scatter of every row
-(a trained run), and the compare view works as before on MiniLM and the run."""
+zooms out; where a dense tile meets a sparse one the points drawn are one uniform sample (every row in
+view of rank below the page's threshold, and no other); a drag pans; region labels name the clusters
+and never overlap; search counts every matching key (substring and regular expression) and rings those
+sent, and a bad pattern's message is shown; a clicked point is linked to its nearest rows in the
+table's own space (checked against NumPy and the server); compare colours the tiles by "moved"; a
+table changed under the page says so. The tables are cluster tables written here (data/clusters.py:
+the truth is known), one of 240,000 rows for a tree three levels deep (a tile holds at most 50,000
+rows). 3-D keeps plotly's scatter of every row (a trained run), and the compare view works as before on
+MiniLM and the run."""
 
 from __future__ import annotations
 
@@ -110,17 +112,18 @@ def depth(tile: str) -> int:
     return int(tile.split("/")[0])
 
 
+def meets(manifest: dict, tile: str, box: list[float]) -> bool:
+    """Whether tile `tile`'s box meets the view `box` [x0, y0, x1, y1]."""
+    x0, y0, side = manifest["bounds"][0], manifest["bounds"][1], manifest["bounds"][2] - manifest["bounds"][0]
+    d, x, y = map(int, tile.split("/"))
+    s = side / 2**d
+    return x0 + x * s < box[2] and box[0] < x0 + (x + 1) * s and y0 + y * s < box[3] and box[1] < y0 + (y + 1) * s
+
+
 def under(manifest: dict, box: list[float], z: int) -> set[str]:
     """The tiles the map draws for a view `box` [x0, y0, x1, y1] at zoom level z: every tile of the tree
     at depth z + 1 or above whose box meets the view."""
-    x0, y0, side = manifest["bounds"][0], manifest["bounds"][1], manifest["bounds"][2] - manifest["bounds"][0]
-
-    def meets(tile: str) -> bool:
-        d, x, y = map(int, tile.split("/"))
-        s = side / 2**d
-        return x0 + x * s < box[2] and box[0] < x0 + (x + 1) * s and y0 + y * s < box[3] and box[1] < y0 + (y + 1) * s
-
-    return {t for t in manifest["tiles"] if depth(t) <= z + 1 and meets(t)}
+    return {t for t in manifest["tiles"] if depth(t) <= z + 1 and meets(manifest, t, box)}
 
 
 def test_the_root_tile_is_drawn_before_any_other_tile_is_asked_for(open_sim, tiled_lab, chromium):
@@ -208,6 +211,109 @@ def test_zooming_in_fetches_the_deeper_tiles_under_the_view_and_zooming_out_drop
     assert {t for t, _, _ in times} >= expected | whole and all(f >= 0 and d >= 0 for _, f, d in times)
 
 
+def tile_body(url: str, manifest: dict, tile: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tile `tile` as /tile sends it (coloured by theme: one uint8 code a row) -> rows (n,), points (n, 2)
+    and ranks (n,)."""
+    query = {"table": manifest["table"], "method": "pca", "build": manifest["build"], "tile": tile, "by": "theme"}
+    with urllib.request.urlopen(f"{url}/api/projector/tile?{urllib.parse.urlencode(query)}", timeout=PAGE_S) as r:
+        body, n = r.read(), int(r.headers["X-Rows"])
+    points = np.frombuffer(body, "<f4", 2 * n).reshape(n, 2)
+    return np.frombuffer(body, "<u4", n, offset=8 * n), points, np.frombuffer(body, "<u4", n, offset=13 * n)
+
+
+def test_where_a_dense_tile_meets_a_sparse_one_the_points_drawn_are_one_uniform_sample(open_sim, tiled_lab):
+    manifest = manifest_of(tiled_lab, "big.npy")
+    tiles = {t: tile_body(tiled_lab, manifest, t) for t in manifest["tiles"]}  # every row, once
+    parents = {f"{d - 1}/{x >> 1}/{y >> 1}" for d, x, y in (map(int, t.split("/")) for t in tiles) if d}
+    # the fullest depth-2 tile (it has children) and a neighbour across one of its edges that has none
+    dense = max((t for t in tiles if depth(t) == 2), key=lambda t: manifest["tiles"][t])
+    _, x, y = map(int, dense.split("/"))
+    sparse, edge = next((f"2/{x + dx}/{y + dy}", (x + 0.5 + dx / 2, y + 0.5 + dy / 2))
+                        for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                        if f"2/{x + dx}/{y + dy}" in tiles and f"2/{x + dx}/{y + dy}" not in parents)  # fmt: skip
+    assert dense in parents
+    x0, y0, x1, _ = manifest["bounds"]
+    page = open_sim("projector", url=tiled_lab)
+    wait_drawn(page, {t for t in manifest["tiles"] if depth(t) <= 1})
+    centre = [x0 + edge[0] * (x1 - x0) / 4, y0 + edge[1] * (x1 - x0) / 4]
+    page.evaluate(f"(c) => {MAP}.map.flyTo(c, 0.2)", centre)  # a fifth of the map: zoom level 1, depth 2 drawn
+    view = page.evaluate(f"() => {MAP}.map.view.extent()")
+    expected = under(manifest, view["box"], view["z"])
+    assert view["z"] == 1 and {dense, sparse} <= expected
+    wait_drawn(page, expected)
+    box = view["box"]
+    inside = {t: (p[:, 0] > box[0]) & (p[:, 0] < box[2]) & (p[:, 1] > box[1]) & (p[:, 1] < box[3])
+              for t, (_, p, _) in tiles.items()}  # fmt: skip
+
+    def drawn_sample() -> tuple[int, dict[str, int]]:
+        """The still frame's threshold P and counts, checked against the rows of rank < P of every tile."""
+        page.wait_for_function(f"() => !{MAP}.map.moving && !{MAP}.map.frame")  # the still frame
+        P, drawn = page.evaluate(f"""() => {{ const m = {MAP}.map;
+          return [Number(m.node.dataset.threshold), m.drawn().map((t) => [t.id, t.boxes,
+            t.spans.flatMap(([a, k]) => Array.from(t.rows.subarray(a, a + k))),
+            t.spans.flatMap(([a, k]) => Array.from(t.ranks.subarray(a, a + k)))])]; }}""")
+        assert 0 < P < BIG_ROWS
+        shown_rows = []
+        for tile, boxes, rows_drawn, ranks_drawn in drawn:
+            rows, points, ranks = tiles[tile]
+            # the oracle for a tile: its rows of rank < P in the cells whose box meets the view, the cell of a
+            # point found here (cells of its box, row-major, the far edge in the last)
+            cells = int(round(len(boxes) ** 0.5))
+            x0_, y0_, x1_, _ = boxes[0][0], boxes[0][1], boxes[-1][2], boxes[-1][3]
+            side = (x1_ - x0_) / cells
+            col = np.clip(np.floor((points[:, 0].astype(np.float64) - x0_) / side), 0, cells - 1).astype(int)
+            row = np.clip(np.floor((points[:, 1].astype(np.float64) - y0_) / side), 0, cells - 1).astype(int)
+            near = np.array([min(b[2], box[2]) > max(b[0], box[0]) and min(b[3], box[3]) > max(b[1], box[1])
+                             for b in boxes])  # fmt: skip
+            assert np.array_equal(np.sort(rows_drawn), np.sort(rows[(ranks < P) & near[row * cells + col]])), tile
+            assert all(r < P for r in ranks_drawn)
+            shown_rows.append(np.intersect1d(rows_drawn, rows[inside[tile]]))  # those drawn that are in view
+        # the oracle: every row of the table in view whose rank is below P (read from every tile) is drawn
+        sample = np.concatenate([rows[(ranks < P) & inside[t]] for t, (rows, _, ranks) in tiles.items()])
+        assert np.array_equal(np.sort(np.concatenate(shown_rows)), np.sort(sample))
+        return P, {tile: len(rows_drawn) for tile, _, rows_drawn, _ in drawn}
+
+    budgeted, counts = drawn_sample()  # the budget's P: 150,000 points in all
+    assert sum(counts.values()) <= 150_000 and counts[sparse] < manifest["tiles"][sparse]
+    # with no budget P is the frontier: the least last rank + 1 of the tiles drawn with a child in view not drawn
+    page.evaluate(f"() => {{ {MAP}.map.budget = {{ seen: Infinity, all: Infinity }}; {MAP}.map.schedule(); }}")
+    page.wait_for_function(f"(p) => Number({MAP}.dataset.threshold) > p", arg=budgeted)
+    P, counts = drawn_sample()
+    left = [map(int, t.split("/")) for t in tiles if meets(manifest, t, box) and t not in counts]  # in view, not drawn
+    frontier = {f"{d - 1}/{x >> 1}/{y >> 1}" for d, x, y in left} & set(counts)  # drawn, with a child left out
+    assert dense in frontier and P == min(int(tiles[t][2][-1]) + 1 for t in frontier)
+    assert P > tiles[dense][2][-1] and counts[sparse] < manifest["tiles"][sparse]  # dense: every row near the view
+
+
+def test_zoomed_deep_into_the_densest_cluster_the_screen_keeps_its_points(open_sim, tiled_lab):
+    manifest = manifest_of(tiled_lab, "big.npy")
+    points = np.concatenate([tile_body(tiled_lab, manifest, t)[1] for t in manifest["tiles"]])  # every row
+    # the densest cluster: the fullest cell of a 64 × 64 grid over the map
+    x0, y0, x1, _ = manifest["bounds"]
+    grid, _, _ = np.histogram2d(points[:, 0], points[:, 1], bins=64, range=[[x0, x1], [y0, y0 + x1 - x0]])
+    i, j = np.unravel_index(np.argmax(grid), grid.shape)
+    centre = [x0 + (i + 0.5) * (x1 - x0) / 64, y0 + (j + 0.5) * (x1 - x0) / 64]
+    page = open_sim("projector", url=tiled_lab)
+    wait_drawn(page, {t for t in manifest["tiles"] if depth(t) <= 1})
+    page.evaluate(f"(c) => {MAP}.map.flyTo(c, 1 / 32)", centre)  # zoom step 5: the tree (depth 2) far above
+    view = page.evaluate(f"() => {MAP}.map.view.extent()")
+    wait_drawn(page, under(manifest, view["box"], view["z"]))
+    page.wait_for_function(f"() => !{MAP}.map.moving && !{MAP}.map.frame")  # the still frame
+    box = view["box"]
+    in_view = int(np.count_nonzero((points[:, 0] > box[0]) & (points[:, 0] < box[2]) & (points[:, 1] > box[1])
+                                   & (points[:, 1] < box[3])))  # fmt: skip
+    on_screen = page.evaluate(
+        f"""(b) => {{ let k = 0; for (const t of {MAP}.map.drawn()) for (const [a, n] of t.spans)
+      for (let i = a; i < a + n; i++) {{ const x = t.xy[2 * i], y = t.xy[2 * i + 1];
+        if (x > b[0] && x < b[2] && y > b[1] && y < b[3]) k++; }} return k; }}""",
+        box,
+    )
+    # the budget puts 80,000 on the screen, or every row in view when fewer; cells near the view only are drawn,
+    # so the cap on all points drawn (150,000) does not empty the screen: at least half of that is kept
+    assert on_screen >= 0.5 * min(80_000, in_view), (on_screen, in_view)
+    assert int(shown(page)["points"]) <= 150_000 and int(shown(page)["calls"]) > 0
+
+
 def test_region_labels_name_the_clusters_at_every_zoom_and_never_overlap(open_sim, tiled_lab):
     manifest = manifest_of(tiled_lab, "big.npy")
     page = open_sim("projector", url=tiled_lab)
@@ -279,12 +385,12 @@ def test_a_clicked_point_is_linked_to_its_nearest_rows_in_the_tables_own_space(o
     row, point, alone = page.evaluate(f"""() => {{ const m = {MAP}.map, root = m.tiles.get('0/0/0');
       const cell = 8 / m.view.scale, grid = new Map();
       const at = (x, y) => `${{Math.floor(x / cell)}},${{Math.floor(y / cell)}}`;
-      for (const t of m.drawn()) for (let j = 0; j < t.count; j++) {{  // the points drawn: a prefix of each tile
+      for (const t of m.drawn()) for (const [a, k] of t.spans) for (let j = a; j < a + k; j++) {{  // those drawn
         const key = at(t.xy[2 * j], t.xy[2 * j + 1]);
         if (!grid.has(key)) grid.set(key, []);
         grid.get(key).push([t.rows[j], t.xy[2 * j], t.xy[2 * j + 1]]); }}
       let best = [null, null, -1];
-      for (let i = 0; i < root.count; i++) {{
+      for (const [a, k] of root.spans) for (let i = a; i < a + k; i++) {{
         const x = root.xy[2 * i], y = root.xy[2 * i + 1], [px, py] = m.view.screen(x, y);
         if (px < 20 || py < 60 || px > m.view.width - 20 || py > m.view.height - 40) continue;  // off buttons, edges
         let near = cell;

@@ -62,10 +62,12 @@ def test_a_tile_is_points_rows_and_values_in_one_body(tiled):
     assert r.status_code == 200 and r.headers["content-type"] == "application/octet-stream"
     n = int(r.headers["x-rows"])
     assert n == 1000 and r.headers["x-value-dtype"] == "float32" and r.headers["x-tile"] == "0/0/0"
-    assert len(r.content) == 16 * n
+    assert len(r.content) == 20 * n
     points = np.frombuffer(r.content, "<f4", 2 * n).reshape(n, 2)
     rows = np.frombuffer(r.content, "<u4", n, offset=8 * n)
     norms = np.frombuffer(r.content, "<f4", n, offset=12 * n)
+    ranks = np.frombuffer(r.content, "<u4", n, offset=16 * n)
+    assert np.array_equal(ranks, np.arange(n))  # the root holds the first 1,000 rows of the priority order
     x0, y0, x1, y1 = m["bounds"]
     assert ((points >= [x0, y0]) & (points <= [x1, y1])).all() and len(set(rows.tolist())) == n
     hits = tiled.get("/api/projector/neighbours", params={"table": "a.npy", "row": int(rows[0]), "k": 1}).json()

@@ -1,5 +1,5 @@
 """The tiled projector's library side: a map built in a child process with its progress told, tiles
-that hold every row once in the byte layout the page reads, a changed table's old tiles refused,
+that hold every row once with its rank in the byte layout the page reads, a changed table's old tiles refused,
 search counted over every key, and neighbours found in the table's own space."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from embedlab.data.clusters import write_clusters
 from embedlab.errors import FileChangedError, InvalidValueError, MissingDataError, UnknownNameError
 from embedlab.sims.projector_tiles import MAX_HITS, Building, TiledMaps, TileManifest
 from embedlab.vectors import Vectors
+from embedlab.vectors.tiles import priority_order
 
 BUILD_S = 300  # a child process imports the library and compiles the overlay's kernels on a cold cache
 
@@ -28,14 +29,16 @@ def ready(maps: TiledMaps, method: str = "pca") -> TileManifest:
     return answer
 
 
-def decode(tile) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A tile's body as the page reads it: (n, 2) float32 points, (n,) uint32 rows, (n,) values."""
+def decode(tile) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A tile's body as the page reads it: (n, 2) float32 points, (n,) uint32 rows, (n,) values, (n,)
+    uint32 ranks."""
     n, body = tile.rows, tile.body
     points = np.frombuffer(body, "<f4", 2 * n).reshape(n, 2)
     rows = np.frombuffer(body, "<u4", n, offset=8 * n)
     values = np.frombuffer(body, np.dtype(tile.value_dtype).newbyteorder("<"), n, offset=12 * n)
-    assert len(body) == 12 * n + n * values.itemsize
-    return points, rows, values
+    ranks = np.frombuffer(body, "<u4", n, offset=12 * n + n * values.itemsize)
+    assert len(body) == 16 * n + n * values.itemsize
+    return points, rows, values, ranks
 
 
 @pytest.fixture(scope="module")
@@ -63,13 +66,16 @@ def test_tiles_hold_every_row_once_with_its_point_and_colour(maps, table):
     manifest = ready(maps)
     coords = np.load(table.parent / "clusters.npy.tiles" / "pca" / "coords.npy")
     norms = np.linalg.norm(np.load(table), axis=1)
+    rank_of = np.empty(6000, np.int64)
+    rank_of[priority_order(6000, maps.seed)] = np.arange(6000)  # the priority rank of each row
     seen = []
     for tile in manifest.tiles:
-        points, rows, values = decode(maps.tile("pca", manifest.build, tile, "norm"))
+        points, rows, values, ranks = decode(maps.tile("pca", manifest.build, tile, "norm"))
         assert np.array_equal(points, coords[rows]) and np.allclose(values, norms[rows], rtol=1e-6)
+        assert np.array_equal(ranks, rank_of[rows]) and np.all(np.diff(ranks.astype(np.int64)) > 0)
         seen.append(rows)
     assert np.array_equal(np.sort(np.concatenate(seen)), np.arange(6000))
-    _, _, theme = decode(maps.tile("pca", manifest.build, "0/0/0", "theme"))
+    _, _, theme, _ = decode(maps.tile("pca", manifest.build, "0/0/0", "theme"))
     assert theme.dtype == np.uint8 and not theme.any()  # no cluster name is a themed word
 
 

@@ -99,6 +99,29 @@ def test_each_tile_holds_its_boxs_lowest_priority_rows_in_order(small_tree):
             assert priority[np.concatenate(below)].min() > priority[rows].max()
 
 
+def test_ranks_are_each_rows_priority_ascending_in_a_tile_and_deeper_in_a_childs_box(small_tree):
+    tree, points, _ = small_tree
+    priority = np.empty(len(points), np.int64)
+    priority[priority_order(len(points), tree.seed)] = np.arange(len(points))
+    ranks = {name: tree.ranks(name) for name in tree.tiles}
+    for name, rank in ranks.items():
+        rows, _ = tree.tile(name)
+        assert rank.dtype == np.uint32 and np.array_equal(rank, priority[rows])  # each row's own rank
+        assert np.all(np.diff(rank.astype(np.int64)) > 0)  # ascending: rank < P is a prefix of the tile
+    every = np.concatenate(list(ranks.values()))
+    assert np.array_equal(np.sort(every), np.arange(len(points)))  # a permutation of 0..V-1
+    for name, rank in ranks.items():
+        z, x, y = parse_tile(name)
+        x0, y0, x1, y1 = tree.box(name)
+        for above in range(z):  # each ancestor's rows that fall in this tile's box rank before all of its own
+            ancestor = f"{above}/{x >> (z - above)}/{y >> (z - above)}"
+            if ancestor not in ranks:
+                continue
+            _, xy = tree.tile(ancestor)
+            inside = (xy[:, 0] >= x0) & (xy[:, 0] < x1) & (xy[:, 1] >= y0) & (xy[:, 1] < y1)
+            assert not inside.any() or ranks[ancestor][inside].max() < rank.min(), (name, ancestor)
+
+
 def _under(name, z, x, y):
     oz, ox, oy = parse_tile(name)
     return oz > z and ox >> (oz - z) == x and oy >> (oz - z) == y
@@ -211,7 +234,8 @@ def test_a_build_resumes_at_the_stage_it_lost(tmp_path):
     rows, label = clusters([3_000, 2_000, 1_000], dim=6)
     blob, idx = _keys([f"{'abc'[c]}name-{i}" for i, c in enumerate(label)])
     first = build_tiles(rows, blob, idx, None, tmp_path, capacity=1_500)
-    saved = {f: (tmp_path / f).read_bytes() for f in ("coords.npy", "tree-rows.npy", "tree-tiles.npy", "overlay.jsonl")}
+    names = ("coords.npy", "tree-rows.npy", "tree-ranks.npy", "tree-tiles.npy", "overlay.jsonl")
+    saved = {f: (tmp_path / f).read_bytes() for f in names}
     manifest = first.manifest
     assert manifest["rows"] == 6_000 and manifest["dim"] == 6 and manifest["depth"] == first.depth >= 1
     assert manifest["tiles"] == first.tiles and len(manifest["levels"]) == 4
@@ -230,3 +254,7 @@ def test_a_build_resumes_at_the_stage_it_lost(tmp_path):
         k: v for k, v in json.loads(json.dumps(manifest)).items() if k not in drop
     }
     assert again.overlay("0/0/0") == first.overlay("0/0/0")
+    (tmp_path / "tree-ranks.npy").unlink()  # a map built before ranks were written: complete no more
+    seen.clear()
+    build_tiles(rows, blob, idx, None, tmp_path, capacity=1_500, progress=lambda *a: seen.append(a[0]))
+    assert "tree" in seen and "axes" not in seen and {f: (tmp_path / f).read_bytes() for f in saved} == saved

@@ -3,7 +3,7 @@
     maps = TiledMaps("big.npy", "/data/big.npy")    # one per served table; nothing is read yet
     maps.manifest("pca")                             # Building (a child process builds the map) ... then
                                                      # TileManifest: bounds, the tree's tiles, contour levels
-    maps.tile("pca", build, "0/0/0", "theme")        # Tile: the root's points, rows and colour values
+    maps.tile("pca", build, "0/0/0", "theme")        # Tile: the root's points, rows, colour values, ranks
     maps.overlay("pca", build, "1/0/1")              # that tile's density contours and region labels
     maps.search("pca", "^king", regex=True)          # SearchHits: every row whose key matches, counted
     maps.neighbours("pca", row=42, k=10)             # Reach: its nearest rows in the table's own space
@@ -97,7 +97,9 @@ class TileManifest:
 @dataclass(frozen=True, eq=False)
 class Tile:
     """One tile's points as the page receives them (`body`, little-endian): (n, 2) float32 points,
-    (n,) uint32 rows, then (n,) colour values, uint8 codes or float32 (NaN: none)."""
+    (n,) uint32 rows, (n,) colour values, uint8 codes or float32 (NaN: none), then (n,) uint32 each
+    row's priority rank, ascending (the rows of rank < P, a prefix, are the tile's share of one
+    uniform sample of P rows of the table: what the page draws)."""
 
     tile: str
     rows: int  # n
@@ -194,13 +196,13 @@ class TiledMaps:
             return self._trees[method]
 
     def tile(self, method: str, build: str, tile: str, scheme: str, moved: np.ndarray | None = None) -> Tile:
-        """Tile `tile` ("z/x/y") of the map: its points, rows and each row's colour by `scheme`
-        (theme | band | norm, or "moved" with `moved` (V,) the displacement of each row)."""
+        """Tile `tile` ("z/x/y") of the map: its points, rows, each row's colour by `scheme` (theme |
+        band | norm, or "moved" with `moved` (V,) the displacement of each row) and priority rank."""
         tree = self.tree(method, build)
         rows, points = tree.tile(tile)
         values = self._colour_values(scheme, rows, moved)
-        body = b"".join(np.ascontiguousarray(a, a.dtype.newbyteorder("<")).tobytes()
-                        for a in (points.astype(np.float32), rows.astype(np.uint32), values))  # fmt: skip
+        parts = (points.astype(np.float32), rows.astype(np.uint32), values, tree.ranks(tile).astype(np.uint32))
+        body = b"".join(np.ascontiguousarray(a, a.dtype.newbyteorder("<")).tobytes() for a in parts)
         return Tile(tile, len(rows), values.dtype.name, body)
 
     def overlay(self, method: str, build: str, tile: str) -> dict:

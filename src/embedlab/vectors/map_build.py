@@ -35,12 +35,11 @@ from embedlab.vectors.keystore import KeyStore
 from embedlab.vectors.map_source import MapSource, open_map_source, tiles_root
 from embedlab.vectors.projection import PROJECTIONS
 from embedlab.vectors.row_codes import write_row_attributes
-from embedlab.vectors.tiles import TileTree, build_tiles
+from embedlab.vectors.tiles import TileTree, build_tiles, is_complete
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 KEY_CHUNK = 1_000_000  # keys read from the source at a time while the key store is written
 SOURCE = "source.json"  # the fingerprint of the table the folder's files were built from
-MANIFEST = "manifest.json"  # in a layout's folder, written last: its presence means complete
 
 
 def build_map(
@@ -61,7 +60,7 @@ def build_map(
         write_row_attributes(source, keys, root, progress=report)
         source.forget_labels()  # a sidecar's keys and counts (0.9 GB at 10M keys) are in the files now
         folder = root / method
-        if not (folder / MANIFEST).exists():
+        if not is_complete(folder):
             folder.mkdir(exist_ok=True)
             build_tiles(source.rows, keys.blob, keys.offsets, source.counts, folder, method, seed=seed,
                         progress=report)  # fmt: skip
@@ -71,7 +70,7 @@ def build_map(
 def is_built(source: MapSource, method: str) -> bool:
     """Whether `source`'s `method` map is complete and of the table as it is now."""
     root = tiles_root(source)
-    return (root / method / MANIFEST).exists() and _fingerprint(root) == source.fingerprint
+    return is_complete(root / method) and _fingerprint(root) == source.fingerprint
 
 
 @dataclass(frozen=True, eq=False)

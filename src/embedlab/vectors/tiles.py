@@ -3,6 +3,7 @@
     tree = build_tiles(rows, blob, idx, counts, folder)   # layout, tree, overlay, manifest.json (resumable)
     tree = TileTree.open(folder)                          # .bounds .depth .tiles .points; nothing read yet
     rows, xy = tree.tile("2/1/3")                         # (n,) uint32 rows, (n, 2) float32 points
+    tree.ranks("2/1/3")                                   # (n,) uint32 their priority ranks, ascending
     tree.overlay("2/1/3")                                 # its contours and labels (tiles_overlay.py)
     build_tree(coords, folder)                            # the tree alone, from (V, 2) points
 
@@ -15,16 +16,20 @@ child the CAPACITY lowest-priority rows in its box that no ancestor holds; the r
 left with no rows has no tile. Within a tile rows are in priority order: any prefix is again a
 random sample. Below MAX_DEPTH nothing is split: a tile there holds all its box's remaining rows
 (only more than CAPACITY x MAX_DEPTH rows at one point, to float32's precision, get that far).
+A row's rank r is its place in the priority order (0 first): the rows of rank < P are a uniform
+sample of P rows of the table, and in every tile they are a prefix, so a page that draws the prefix
+of rank < P of each tile it has shows one uniform sample, dense and sparse tiles alike.
 
 Files (arrays as little-endian .npy; each file written to a temporary name, then renamed):
     coords.npy      (V, 2) float32   row i's point on the map (tiles_layout.compute_layout)
     tree-rows.npy   (V,) uint32      every row once, tile by tile in tree-tiles order, priority order within
+    tree-ranks.npy  (V,) uint32      each of those rows' priority rank (so ascending within a tile)
     tree-tiles.npy  (T, 5) int64     z, x, y, start, stop: tile i's rows are tree-rows[start:stop];
                                      sorted by (z, x, y)
     tree.json       bounds, depth, rows, root_rows, capacity, seed: written last
     stage-NAME.json what each stage of build_tiles was made with and from (layout, tree, overlay)
     manifest.json   written last by build_tiles: the layout's caption, bounds, depth, tiles, levels, seconds
-A tile is read with two slices of memory-mapped files: nothing else of the tree is loaded.
+A tile is read with slices of memory-mapped files: nothing else of the tree is loaded.
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ ROOT_ROWS = 1_000  # the root tile: drawn first, whatever the table's size
 CAPACITY = 50_000  # rows a tile below the root holds at most (deepscatter's tile size)
 MAX_DEPTH = 24  # cells are 24-bit integers per axis, float32's precision across the map
 COORDS, TREE_ROWS, TREE_TILES, TREE_INFO = "coords.npy", "tree-rows.npy", "tree-tiles.npy", "tree.json"
+TREE_RANKS = "tree-ranks.npy"
+TREE_FILES = (TREE_ROWS, TREE_RANKS, TREE_TILES, TREE_INFO)  # the tree stage's files; tree.json written last
 MANIFEST = "manifest.json"  # written last by build_tiles: its presence means every stage is complete
 _TILE = re.compile(r"(0|[1-9][0-9]*)/(0|[1-9][0-9]*)/(0|[1-9][0-9]*)")
 
@@ -95,8 +102,9 @@ def build_tree(
 ) -> TileTree:  # fmt: skip
     """(V, 2) points -> the quadtree's files in `folder` (module docstring), built level by level:
     at each depth the rows not yet placed are stably sorted by their tile there (so each tile's
-    rows stay in priority order) and each tile keeps its first `capacity`. Progress: ("tree", rows
-    placed, V). -> TileTree.open(folder) (reading the points from folder/coords.npy)."""
+    rows stay in priority order) and each tile keeps its first `capacity`. Each row's priority rank is
+    written beside it (tree-ranks.npy). Progress: ("tree", rows placed, V). -> TileTree.open(folder)
+    (reading the points from folder/coords.npy)."""
     seed = check_int("seed", seed, low=0)
     root_rows, capacity = check_int("root_rows", root_rows, low=1), check_int("capacity", capacity, low=1)
     if coords.ndim != 2 or coords.shape[1] != 2 or not len(coords):
@@ -105,20 +113,21 @@ def build_tree(
     report = progress or (lambda stage, done, total: None)
     bounds = map_bounds(coords)
     cells = map_cells(coords, bounds, MAX_DEPTH)  # (V, 2) uint32
-    order = priority_order(V, seed).astype(np.uint32)
-    parts, tiles = [order[:root_rows]], [(0, 0, 0, 0, min(root_rows, V))]
-    pending, placed, z = order[root_rows:], min(root_rows, V), 0  # rows still to place, in priority order
+    order = priority_order(V, seed).astype(np.uint32)  # rank -> row
+    ranks = np.arange(V, dtype=np.uint32)
+    parts, tiles = [ranks[:root_rows]], [(0, 0, 0, 0, min(root_rows, V))]
+    pending, placed, z = ranks[root_rows:], min(root_rows, V), 0  # ranks of the rows still to place, ascending
     report("tree", placed, V)
     while len(pending):
         z += 1
-        tile = cells[pending] >> np.uint32(MAX_DEPTH - z)  # (n, 2) this depth's tile of each
+        tile = cells[order[pending]] >> np.uint32(MAX_DEPTH - z)  # (n, 2) this depth's tile of each
         code = (tile[:, 0].astype(np.int64) << z) | tile[:, 1]
         by_tile = np.argsort(code, kind="stable")  # subtle: stable keeps priority order in each tile
         pending, code = pending[by_tile], code[by_tile]
         first = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])  # (T,) where each tile's rows start
         sizes = np.diff(np.r_[first, len(code)])
-        rank = np.arange(len(code)) - np.repeat(first, sizes)  # each row's place in its tile
-        keep = rank < capacity if z < MAX_DEPTH else np.ones(len(code), bool)
+        place = np.arange(len(code)) - np.repeat(first, sizes)  # each row's place in its tile
+        keep = place < capacity if z < MAX_DEPTH else np.ones(len(code), bool)
         kept = np.minimum(sizes, capacity) if z < MAX_DEPTH else sizes
         stops = placed + np.cumsum(kept)
         for c, start, stop in zip(code[first].tolist(), (stops - kept).tolist(), stops.tolist(), strict=True):
@@ -126,7 +135,8 @@ def build_tree(
         parts.append(pending[keep])
         pending, placed = pending[~keep], int(stops[-1])
         report("tree", placed, V)
-    write_npy(folder / TREE_ROWS, (V,), np.uint32, parts)
+    write_npy(folder / TREE_ROWS, (V,), np.uint32, (order[part] for part in parts))
+    write_npy(folder / TREE_RANKS, (V,), np.uint32, parts)
     write_npy(folder / TREE_TILES, (len(tiles), 5), np.int64, [np.array(tiles, np.int64)])
     info = {"bounds": bounds, "depth": z, "rows": V, "root_rows": root_rows, "capacity": capacity, "seed": seed}
     atomic_write_text(folder / TREE_INFO, json.dumps(json_safe(info)))
@@ -155,7 +165,9 @@ def tile_box(bounds: tuple[float, ...], z: int, x: int, y: int) -> tuple[float, 
 class TileTree:
     """A built tree, read tile by tile from memory-mapped files (the table itself is not needed)."""
 
-    def __init__(self, folder: Path, info: dict, index: np.ndarray, rows: np.ndarray, points: np.ndarray) -> None:
+    def __init__(
+        self, folder: Path, info: dict, index: np.ndarray, rows: np.ndarray, ranks: np.ndarray, points: np.ndarray
+    ) -> None:
         self.folder = folder
         self.bounds: tuple[float, float, float, float] = tuple(info["bounds"])
         self.depth: int = info["depth"]  # the deepest tile's z
@@ -168,19 +180,20 @@ class TileTree:
         self.points = points  # (V, 2) float32, memory-mapped: row i's point
         self._position = {name: i for i, name in enumerate(self.tiles)}  # id -> row of `index`
         self._rows = rows  # (V,) uint32, memory-mapped
-        self._stamps = [FileStamp.of(folder / TREE_ROWS), FileStamp.of(folder / COORDS)]
+        self._ranks = ranks  # (V,) uint32, memory-mapped: each of _rows' priority rank
+        self._stamps = [FileStamp.of(folder / name) for name in (TREE_ROWS, TREE_RANKS, COORDS)]
         self._manifest: dict | None = None
         self._overlay: OverlayFile | None = None
 
     @classmethod
     def open(cls, folder: str | Path) -> TileTree:
-        """The tree in `folder` (tree.json, tree-rows.npy, tree-tiles.npy and coords.npy)."""
+        """The tree in `folder` (tree.json, tree-rows.npy, tree-ranks.npy, tree-tiles.npy and coords.npy)."""
         folder = Path(folder)
         recover = "build the tiles again (delete the folder)"
         info = read_json(folder / TREE_INFO, "tile tree", recover, keys=("bounds", "depth", "rows", "seed"))
         index = np.load(folder / TREE_TILES)
-        return cls(folder, info, index, np.load(folder / TREE_ROWS, mmap_mode="r"),
-                   np.load(folder / COORDS, mmap_mode="r"))  # fmt: skip
+        mapped = [np.load(folder / name, mmap_mode="r") for name in (TREE_ROWS, TREE_RANKS, COORDS)]
+        return cls(folder, info, index, *mapped)
 
     @property
     def manifest(self) -> dict:
@@ -211,6 +224,14 @@ class TileTree:
             stamp.check()
         rows = np.array(self._rows[start:stop])
         return rows, np.asarray(self.points[rows], np.float32)
+
+    def ranks(self, tile: str) -> np.ndarray:
+        """'z/x/y' -> (n,) uint32 the priority rank of each of its rows (as tile() orders them): ascending,
+        so the rows of rank < P are a prefix of the tile, and over all tiles a uniform sample of P rows."""
+        _, _, _, start, stop = self.index[self.position(tile)].tolist()
+        for stamp in self._stamps:
+            stamp.check()
+        return np.array(self._ranks[start:stop])
 
     def overlay(self, tile: str) -> dict:
         """'z/x/y' -> its contours and labels (tiles_overlay), read from that tile's line alone."""
@@ -249,7 +270,7 @@ def build_tiles(
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     params = {"method": method, "seed": seed, "rows": V, "dim": D, "root_rows": root_rows, "capacity": capacity}
-    if (folder / MANIFEST).exists():
+    if is_complete(folder):
         tree = TileTree.open(folder)
         if {k: tree.manifest.get(k) for k in params} == params:
             return tree
@@ -258,7 +279,7 @@ def build_tiles(
     made, remade = {}, False
     for name, files, after, want in (
         ("layout", (COORDS,), None, {k: params[k] for k in ("method", "seed", "rows", "dim")}),
-        ("tree", (TREE_ROWS, TREE_TILES, TREE_INFO), COORDS, {"seed": seed, "root": root_rows, "capacity": capacity}),
+        ("tree", TREE_FILES, COORDS, {"seed": seed, "root": root_rows, "capacity": capacity}),
         ("overlay", (OVERLAY, OVERLAY_INDEX, OVERLAY_INFO), TREE_ROWS, labelled),
     ):
         record = folder / f"stage-{name}.json"
@@ -294,6 +315,13 @@ def build_tiles(
     }  # fmt: skip
     atomic_write_text(folder / MANIFEST, json.dumps(json_safe(manifest)))
     return tree
+
+
+def is_complete(folder: str | Path) -> bool:
+    """Whether `folder` holds a complete build: its manifest, and the tree's files of this version (a map
+    built before tree-ranks.npy existed lacks them, and is built again)."""
+    folder = Path(folder)
+    return (folder / MANIFEST).exists() and all((folder / name).exists() for name in TREE_FILES)
 
 
 def _stamp(path: Path) -> str | None:

@@ -9,7 +9,7 @@ one shown (vectors.compare): a summary, the largest movers, and each row's displ
 
 Any table, whatever its size, is drawn from tiles (sims/projector_tiles.py): /tiles says whether
 the map is built (202 with the build's progress while a child process builds it) and what its
-quadtree holds; /tile sends one tile's points, rows and colour values as one binary body; /overlay
+quadtree holds; /tile sends one tile's points, rows, colour values and ranks as one binary body; /overlay
 its density contours and region labels; /search finds keys among every row (substring or regular
 expression); /neighbours a clicked row's nearest rows in the table's own space. The whole-table
 routes below them (/layout, /colours, /keys, /focus) serve the 3-D view of tables up to a million
@@ -159,9 +159,10 @@ def tile(
     other: Annotated[str | None, Query(max_length=MAX_NAME)] = None,
     k: K = 10,
 ) -> Binary:
-    """One tile: (n, 2) float32 points, (n,) uint32 rows, then (n,) colour values (uint8 codes, or float32
-    for norm and moved), in one body; X-Rows says n and X-Value-Dtype the values' type. 404 a tile not in
-    the tree; 409 a build that is not the current one (the table changed)."""
+    """One tile: (n, 2) float32 points, (n,) uint32 rows, (n,) colour values (uint8 codes, or float32 for
+    norm and moved), then (n,) uint32 each row's priority rank (ascending: the rows of rank < P are a
+    prefix, and over all tiles a uniform sample), in one body; X-Rows says n and X-Value-Dtype the values'
+    type. 404 a tile not in the tree; 409 a build that is not the current one (the table changed)."""
     moved = None  # without a compared table, colouring by "moved" is refused by tile()
     if by == MOVED and other:
         projector = projector_of()

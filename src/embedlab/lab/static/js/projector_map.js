@@ -8,11 +8,23 @@
 // a clicked point's neighbour links are a 2-D canvas above it (projector_overlay.js); the view and the
 // pointer's moves are projector_view.js.
 //
+// What is drawn is one uniform sample: every row has a priority rank (0 first, a seeded random order),
+// the rows of rank < P are a uniform sample of the table, and in each tile they are a prefix (its rows
+// are in rank order). A frame picks one threshold P and draws from every tile the rows of rank < P, so
+// a dense tile next to a sparse one shows the same share of its rows: no edge at tile borders; only the
+// cells of a tile near the view are drawn (projector_cells.js: a tile's rows sorted by cell). P is at
+// most the frontier: a tile drawn whose child (in the tree, meeting the view) is not drawn holds every
+// row of that child's box up to its own last rank, and none past it. Within that, P is the largest whose
+// points stay in the budget.
+//
 // For the bench and the tests, the map's node (#proj-map) carries in its dataset: points drawn, rows
-// and tiles under the view, drawn (their ids), held (tiles with a buffer), depth (z), pending (requests queued or out),
-// firstPaintMs (the root on the screen, from the page's navigation), settledMs (every tile and overlay
-// of the first view on the screen), lastTileMs (the last tile's request to its frame), tileTimes (JSON
-// [[id, fetch ms, draw ms], ...] of the last TIMINGS tiles). node.map is this object.
+// and tiles under the view, threshold (P: the rows of rank < P are drawn), calls (draw calls: a
+// (tile, cell) each), drawn (their ids), held
+// (tiles with a buffer), depth (z), pending (requests queued or out), firstPaintMs (the root on the
+// screen, from the page's navigation), settledMs (every tile and overlay of the first view on the
+// screen), lastTileMs (the last tile's request to its frame), tileTimes (JSON [[id, fetch ms, draw ms],
+// ...] of the last TIMINGS tiles). node.map is this object.
+import { overlap, sample, split } from "./projector_cells.js";
 import { Overlay } from "./projector_overlay.js";
 import { Points, spread } from "./projector_points.js";
 import { View, steer } from "./projector_view.js";
@@ -22,19 +34,17 @@ const KEEP = 12; // tiles no longer under the view whose buffers are kept, the m
 const PICK_PX = 6; // a click picks the nearest drawn point at most this far away
 const STEP = 2; // a +/- button's zoom factor
 const TIMINGS = 256;
-// Points drawn in a frame, at most, counted as those on the screen (a tile's rows times the share of its
-// box in view): a software renderer (SwiftShader) takes about 1 µs a point on the screen, and 80,000
-// points already cover a third of a 1,000 × 640 map. Past it every tile draws the same share of its
-// rows, a prefix (a tile's rows are in random order, so a prefix is a uniform sample): the picture keeps
-// its densities. While the view moves the budget is smaller, and a full frame follows when it stops.
-// A tile above the view's level z draws only the share of its rows its box has in view: its rows are
-// sparse there (a quarter of the next level's density, or less), and the rest would cost off the screen.
-// Points off the screen cost too (about 0.4 µs each): all those drawn are capped as well.
+// Points drawn in a frame, at most, counted as those on the screen (a cell's prefix drawn times the share
+// of its box in view): a software renderer (SwiftShader) takes about 1 µs a point on the screen, and
+// 80,000 points already cover a third of a 1,000 × 640 map. Past it the threshold P is lowered, which
+// thins every tile alike (the rows of rank < P are a uniform sample): the picture keeps its densities.
+// While the view moves the budget is smaller, and a full frame follows when it stops. Points off the
+// screen cost too (about 0.4 µs each): all those drawn are capped as well.
 const BUDGET = { seen: 80_000, all: 150_000 };
 const MOVING = { seen: 25_000, all: 50_000 };
 const STILL_MS = 150; // no move for this long: the view has stopped
-const DATASET = ["points", "rows", "tiles", "drawn", "held", "depth", "pending", "firstPaintMs", "settledMs",
-  "lastTileMs", "tileTimes"];
+const DATASET = ["points", "rows", "threshold", "calls", "tiles", "drawn", "held", "depth", "pending", "firstPaintMs",
+  "settledMs", "lastTileMs", "tileTimes"];
 
 export class TileMap {
   // Fill `node` (emptied) with the map; `onPick({ row, point })` follows a click on a point, `onError(err)`
@@ -62,13 +72,16 @@ export class TileMap {
     node.map = this;
     this.points = new Points(this.glCanvas);
     this.overlay = new Overlay(this.topCanvas);
-    this.tiles = new Map(); // id -> { id, z, n, state: loading|ready|failed, buffer, xy, rows, values, times }
+    this.tiles = new Map(); // id -> { id, z, n, state: loading|ready|failed, buffer, xy, rows, values, ranks
+    //   (all four in cell order: projector_cells.js), starts, boxes (its cells), top (the last rank),
+    //   spans ([[first, count], ...] drawn), count (their sum), times }
     this.overlays = new Map(); // id -> its /overlay answer, or null while asked
     this.queue = []; // [kind, id] still to ask for, the first first
     this.out = 0; // requests out
     this.generation = 0; // a new open() or close() makes every answer still out stale
     this.times = [];
     this.keep = KEEP; // buffers kept of tiles the view left (a test sets 0 to see them go at once)
+    this.budget = BUDGET; // a still frame's (a test lifts it to see the frontier alone set the threshold)
     this.hits = null;
     this.focus = null;
     this.view = new View();
@@ -100,7 +113,10 @@ export class TileMap {
       return { id, z, n, box: [bounds[0] + x * s, bounds[1] + y * s, bounds[0] + (x + 1) * s, bounds[1] + (y + 1) * s] };
     }).sort((a, b) => a.z - b.z);
     this.boxes = new Map(this.index.map((t) => [t.id, t.box]));
-    this.children = new Set(this.index.map((t) => parent(t.id))); // tiles with at least one child
+    this.children = new Map(); // id -> its children's entries in the tree (a tile without any: absent)
+    for (const t of this.index.filter((t) => t.z)) {
+      this.children.set(parent(t.id), [...(this.children.get(parent(t.id)) ?? []), t]);
+    }
     this.view.frame(bounds, depth);
     if (!keep) this.view.fit();
     const root = await this.load("0/0/0", generation);
@@ -167,7 +183,7 @@ export class TileMap {
     let best = null, bestD = reach * reach;
     for (const t of this.drawn()) {
       const { xy, rows } = t;
-      for (let i = 0; i < (t.count ?? t.n); i++) { // the points drawn, not the tile's rows left out
+      for (const [first, count] of t.spans ?? [[0, t.n]]) for (let i = first; i < first + count; i++) {
         const dx = xy[2 * i] - mx, dy = xy[2 * i + 1] - my, d = dx * dx + dy * dy;
         if (d <= bestD) { bestD = d; best = { row: rows[i], point: [xy[2 * i], xy[2 * i + 1]] }; }
       }
@@ -198,7 +214,7 @@ export class TileMap {
   // view's centre first within a depth; a depth's overlays after its tiles. Unwanted buffers past KEEP go.
   update() {
     const { box, z } = this.view.extent();
-    const meets = (b) => b[0] < box[2] && box[0] < b[2] && b[1] < box[3] && box[1] < b[3];
+    const meets = (b) => overlap(b, box) > 0;
     const [cx, cy] = [this.view.cx, this.view.cy];
     const far = (t) => Math.hypot((t.box[0] + t.box[2]) / 2 - cx, (t.box[1] + t.box[3]) / 2 - cy); // map units
     this.wanted = this.index.filter((t) => t.z <= z + 1 && meets(t.box)).sort((a, b) => a.z - b.z || far(a) - far(b));
@@ -238,10 +254,11 @@ export class TileMap {
     try {
       const got = await this.source.tile(id);
       if (generation !== this.generation) return null;
-      const n = got.n;
-      Object.assign(t, { n, floats: got.floats, xy: new Float32Array(got.bytes, 0, 2 * n),
-        rows: new Uint32Array(got.bytes, 8 * n, n), buffer: this.points.upload(got), state: "ready", used: 0 });
-      t.values = got.floats ? new Float32Array(got.bytes, 12 * n, n) : new Uint8Array(got.bytes, 12 * n, n);
+      const cut = split(got, this.boxes.get(id)), n = cut.n; // the rows in (cell, rank) order
+      Object.assign(t, { n, floats: got.floats, xy: new Float32Array(cut.bytes, 0, 2 * n),
+        rows: new Uint32Array(cut.bytes, 8 * n, n), buffer: this.points.upload(cut), state: "ready", used: 0 });
+      t.values = got.floats ? new Float32Array(cut.bytes, 12 * n, n) : new Uint8Array(cut.bytes, 12 * n, n);
+      Object.assign(t, { ranks: cut.ranks, starts: cut.starts, boxes: cut.boxes, top: cut.top });
       t.times.arrived = performance.now();
       this.schedule();
       return t;
@@ -290,7 +307,9 @@ export class TileMap {
     const drawn = this.drawn();
     const { box, z } = this.view.extent();
     const rows = drawn.reduce((sum, t) => sum + t.n, 0);
-    const points = this.budget(drawn, box, z, this.moving ? MOVING : BUDGET);
+    const most = this.moving ? MOVING : this.budget;
+    const { threshold, points, calls } = sample(drawn, box, most, this.frontier(drawn, box));
+    this.threshold = threshold;
     // a point's diameter in CSS px: larger the fewer are drawn (2 px at 200,000, 4 at 20,000), and larger
     // again once the view looks deeper than the tree (no more rows to add, only room between them)
     const size = Math.min(Math.min(Math.max(2 + 2 * Math.log10(200_000 / Math.max(points, 1)), 2), 5) *
@@ -317,7 +336,7 @@ export class TileMap {
     const held = [...this.tiles.values()].filter((t) => t.buffer).length;
     const ids = drawn.map((t) => t.id).join(" ");
     if (this.node.dataset.drawn !== ids || this.node.dataset.held !== String(held) || !this.moving) {
-      Object.assign(this.node.dataset, { points, rows, tiles: drawn.length, drawn: ids, held, depth: z });
+      Object.assign(this.node.dataset, { points, rows, threshold, calls, tiles: drawn.length, drawn: ids, held, depth: z });
       const all = this.source.manifest.rows;
       this.readout.textContent = `${num(points)} points drawn, ` + (points < rows ? `a sample of the ${num(rows)} ` +
         `rows of ${drawn.length} tiles` : `the rows of ${drawn.length} tiles`) + ` under the view (of ${num(all)} ` +
@@ -325,19 +344,18 @@ export class TileMap {
     }
   }
 
-  // Give each tile in `drawn` its count (the prefix drawn) so that about `most.seen` points fall on the
-  // screen of the `box` at level `z`, and `most.all` at most are drawn. -> the points drawn.
-  budget(drawn, box, z, most) {
-    const inView = (b) => (Math.max(0, Math.min(b[2], box[2]) - Math.max(b[0], box[0])) *
-      Math.max(0, Math.min(b[3], box[3]) - Math.max(b[1], box[1]))) / ((b[2] - b[0]) * (b[3] - b[1]));
-    for (const t of drawn) t.share = inView(this.boxes.get(t.id));
-    const rate = (t) => (t.z < z ? t.share : 1);
-    const seen = drawn.reduce((sum, t) => sum + t.n * t.share * rate(t), 0);
-    const all = drawn.reduce((sum, t) => sum + t.n * rate(t), 0);
-    const part = Math.min(1, most.seen / Math.max(seen, 1), most.all / Math.max(all, 1));
-    let points = 0;
-    for (const t of drawn) points += t.count = Math.min(t.n, Math.ceil(t.n * part * rate(t)));
-    return points;
+  // The highest threshold P the tiles in `drawn` allow for the view `box`: the least last rank + 1 of a
+  // tile drawn with a child (in the tree, meeting the view) not drawn; the table's rows when none.
+  frontier(drawn, box) {
+    const ids = new Set(drawn.map((t) => t.id));
+    let frontier = this.source.manifest.rows;
+    for (const t of drawn) {
+      // subtle: a child's rows all rank after its parent's last (the parent kept its box's lowest ranks)
+      if ((this.children.get(t.id) ?? []).some((c) => !ids.has(c.id) && overlap(c.box, box) > 0)) {
+        frontier = Math.min(frontier, t.top + 1);
+      }
+    }
+    return frontier;
   }
 }
 

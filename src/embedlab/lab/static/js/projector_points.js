@@ -1,9 +1,10 @@
 // The tiled map's points in WebGL (projector_map.js decides which tiles to draw and where the view is).
-// A tile's bytes go into one GL buffer as they came over the wire: x, y float32 pairs (8n bytes), rows
-// uint32 (4n, unused here but not worth a copy to cut out), then one colour value per point (uint8 codes
-// or float32 values). Each tile is one drawArrays(POINTS) call, its attributes read at their byte offsets;
-// a point is a round sprite whose size and colour the vertex shader picks. GLSL ES 1.00, so the same
-// program runs on WebGL2 and WebGL1, and on chromium's software renderer (SwiftShader).
+// A tile's bytes go into one GL buffer, in the order projector_cells.js gives them (by cell, then rank):
+// x, y float32 pairs (8n bytes), rows uint32 (4n, unused here but not worth a copy to cut out), then
+// one colour value per point (uint8 codes or float32 values). A tile is one drawArrays(POINTS) call per
+// span of its points (a cell's prefix: projector_cells.js says which), its attributes read at their byte
+// offsets; a point is a round sprite whose size and colour the vertex shader picks. GLSL ES 1.00, so the
+// same program runs on WebGL2 and WebGL1, and on chromium's software renderer (SwiftShader).
 
 export const CODES = 32; // the most colour codes a categorical scheme may have (the theme groups: about 10)
 const RAMP = ["#440154", "#3b528b", "#21918c", "#5ec962", "#fde725"]; // viridis at 0, 1/4, 1/2, 3/4, 1
@@ -105,8 +106,8 @@ export class Points {
     gl.uniform4fv(this.u.u_missing, missing);
   }
 
-  // Clear, then draw `tiles` ({ buffer, n, floats, count }: the first `count` of its n points) in order,
-  // later ones on top. `view` is { cx, cy,
+  // Clear, then draw `tiles` ({ buffer, n, floats, spans }: spans [[first, count], ...] of its n points;
+  // all n without spans) in order, later ones on top. `view` is { cx, cy,
   // scale (CSS px per map unit), width, height (device px), ratio (device px per CSS px), size (CSS px) }.
   draw(tiles, view) {
     const gl = this.gl;
@@ -119,10 +120,12 @@ export class Points {
     gl.enableVertexAttribArray(this.at.a_xy);
     gl.enableVertexAttribArray(this.at.a_value);
     for (const t of tiles) {
+      const spans = t.spans ?? [[0, t.n]];
+      if (!spans.length) continue;
       gl.bindBuffer(gl.ARRAY_BUFFER, t.buffer);
       gl.vertexAttribPointer(this.at.a_xy, 2, gl.FLOAT, false, 8, 0);
       gl.vertexAttribPointer(this.at.a_value, 1, t.floats ? gl.FLOAT : gl.UNSIGNED_BYTE, false, 0, 12 * t.n);
-      gl.drawArrays(gl.POINTS, 0, t.count ?? t.n);
+      for (const [first, count] of spans) gl.drawArrays(gl.POINTS, first, count);
     }
   }
 
