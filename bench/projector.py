@@ -43,6 +43,7 @@ import httpx
 import numpy as np
 
 from lab_load import start_lab  # this folder's lab launcher
+from machine import cpu_model  # this folder's machine description
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -197,13 +198,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", type=Path, help="a checkout of the project before tiles (b5f3858)")
     parser.add_argument("--keep-maps", action="store_true", help="reuse the maps a run before built (no build timed)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--write", type=Path, help="also write the figures, with the run's setting, to this JSON file")
     args = parser.parse_args(argv)
     if any(r < 1000 for r in args.rows) or args.reps < 1:
         parser.error("--rows must be >= 1000 and --reps >= 1")
     from playwright.sync_api import sync_playwright
 
     args.folder.mkdir(parents=True, exist_ok=True)
-    summary = {}
+    summary, load_before = {}, os.getloadavg()[0]
     with sync_playwright() as playwright:
         for rows in args.rows:
             path = table_for(args.folder, rows)
@@ -212,6 +214,11 @@ def main(argv: list[str] | None = None) -> int:
             summary[rows] = {**built, **{k: statistics.median(r[k] for r in runs) for k in runs[0]},
                              "reps": args.reps}  # fmt: skip
             print(f"{rows:,} rows: {json.dumps(summary[rows])}", file=sys.stderr)
+    if args.write:
+        setting = {"command": "python bench/projector.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+                   "date": time.strftime("%Y-%m-%d %H:%M"), "cpu": cpu_model(), "cores": os.cpu_count(),
+                   "load": [round(load_before, 2), round(os.getloadavg()[0], 2)]}  # fmt: skip
+        args.write.write_text(json.dumps({"recorded": setting, "tables": summary}, indent=1) + "\n")
     if args.json:
         print(json.dumps(summary))
         return 0
