@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
             built = build(path, again=not args.keep_maps)
             runs = [session(playwright, path, rows, rep, args.before) for rep in range(args.reps)]
             summary[rows] = {**built, **{k: statistics.median(r[k] for r in runs) for k in runs[0]},
-                             "reps": args.reps}  # fmt: skip
+                             "reps": args.reps, "runs": runs}  # fmt: skip
             print(f"{rows:,} rows: {json.dumps(summary[rows])}", file=sys.stderr)
     if args.write:
         setting = {"command": "python bench/projector.py " + " ".join(argv if argv is not None else sys.argv[1:]),
