@@ -12,6 +12,8 @@ against float32 on the word benchmarks; the bytes are also held to embedlab.sizi
 bench/distill.py writes distill.json (docs/distill.md's table: four instruments and speed).
 bench/classify.py writes classify_bench.json (docs/benchmarks.md's classifier table: P@1, walls, ratios, sizes).
 bench/w2v_gap.py writes w2v_gap.json (docs/benchmarks.md's subword gap table and speed ratios).
+bench/projector.py writes projector.json (docs/benchmarks.md's tiled projector table: build, paint, tiles,
+neighbours, memory).
 The karate spectral figures are also recomputed here (seconds), and held to the bar the page draws.
 """
 
@@ -302,3 +304,19 @@ def test_classify_page_tables_are_the_results_file():
                    f"| {r['seconds']['median']:.1f} |")  # fmt: skip
             assert row in page, row
     assert f"{results['majority']:.3f}" in page
+
+
+def test_projector_table_is_the_results_file():
+    """bench/projector.py --write projector.json (docs/benchmarks.md's tiled projector table): each figure the
+    median of the repetitions the file keeps."""
+    results, page = _read("projector.json"), _page("docs/benchmarks.md")
+    assert results["recorded"]["command"].startswith("python bench/projector.py")
+    for rows, r in results["tables"].items():
+        for key in ("first_paint_s", "first_level_s", "tile_ms", "neighbours_scan_ms", "neighbours_ms"):
+            assert r[key] == statistics.median(run[key] for run in r["runs"]), key
+        before = f"{r['before_paint_s']:.2f} s" if "before_paint_s" in r else "refused (> 1,000,000 rows)"
+        row = (f"| {int(rows):,} | {r['build_s']:.0f} s | {r['build_peak_mb']:,.0f} MB "
+               f"| **{r['first_paint_s']:.2f} s** | {r['first_level_s']:.2f} s | **{r['tile_ms']:.0f} ms** "
+               f"| {r['tile_ms_max']:.0f} ms | **{r['neighbours_scan_ms']:,.0f} ms** | {r['neighbours_ms']:,.0f} ms "
+               f"| **{r['server_peak_mb']:,.0f} MB** | {before} |")  # fmt: skip
+        assert row in page, row

@@ -76,17 +76,6 @@ def test_the_cache_holds_the_map_when_the_table_folder_cannot(npy, tmp_path, mon
     assert tiles_root(source) == tmp_path / "cache" / "tiles" / f"t.npy-{source.fingerprint[:12]}"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
-def test_a_read_only_folder_sends_the_map_to_the_cache(npy, tmp_path, monkeypatch):
-    path, _ = npy
-    monkeypatch.setenv("EMBEDLAB_CACHE", str(tmp_path / "cache"))
-    os.chmod(tmp_path, 0o555)
-    try:
-        assert tiles_root(open_map_source(path)).parent == tmp_path / "cache" / "tiles"
-    finally:
-        os.chmod(tmp_path, 0o755)
-
-
 def test_other_npy_tables_and_sidecars(tmp_path):
     rows = np.arange(12, dtype=np.float64).reshape(3, 4)
     np.save(tmp_path / "wide.npy", rows)  # float64: read whole, as float32

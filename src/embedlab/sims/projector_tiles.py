@@ -111,6 +111,31 @@ class Tile:
 
 
 @dataclass(frozen=True)
+class Contour:
+    level: float  # a density of the manifest's levels (rows per unit of map area)
+    lines: tuple[
+        tuple[float, ...], ...
+    ]  # each line's points as x0, y0, x1, y1, ... (closed lines end where they begin)
+
+
+@dataclass(frozen=True)
+class RegionLabel:
+    x: float  # the dense region's peak on the map
+    y: float
+    text: str  # the term most particular to the region's keys (tf-idf), else its representative key
+    rows: int  # rows of the region
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """What a tile adds to the map's reading, computed over every row in its box (not only its own)."""
+
+    tile: str
+    contours: tuple[Contour, ...]  # the density contours inside the tile's box
+    labels: tuple[RegionLabel, ...]  # its dense regions, named
+
+
+@dataclass(frozen=True)
 class SearchHits:
     """The rows whose keys match a pattern: counted over every row, the first `shown` sent."""
 
@@ -206,7 +231,8 @@ class TiledMaps:
         return Tile(tile, len(rows), values.dtype.name, body)
 
     def overlay(self, method: str, build: str, tile: str) -> dict:
-        """Tile `tile`'s density contours and region labels, computed over every row in its box."""
+        """Tile `tile`'s density contours and region labels, computed over every row in its box: an
+        Overlay's JSON form, as the build stored it."""
         return self.tree(method, build).overlay(tile)
 
     # ---- questions of every row -----------------------------------------------------------------

@@ -43,7 +43,16 @@ from embedlab.lab.deps import (
 from embedlab.lab.schemas import ProjectorKeys, answer_model
 from embedlab.sims import projector as sims
 from embedlab.sims.projector import DIMS, MAX_K, MAX_MOVERS, PROJECTIONS, SCHEMES, Comparison, Focus, ProjectorInfo
-from embedlab.sims.projector_tiles import MAX_HITS, MAX_PATTERN, MOVED, Building, Reach, SearchHits, TileManifest
+from embedlab.sims.projector_tiles import (
+    MAX_HITS,
+    MAX_PATTERN,
+    MOVED,
+    Building,
+    Overlay,
+    Reach,
+    SearchHits,
+    TileManifest,
+)
 
 router = APIRouter(prefix="/api/projector", tags=["projector"])
 
@@ -172,11 +181,11 @@ def tile(
     return Binary(answer.body, headers=answer.headers())
 
 
-@router.get("/overlay")
-def overlay(tiled: TiledDep, build: Build, tile: TileId, method: Method = "pca") -> dict:
+@router.get("/overlay", response_model=answer_model(Overlay))
+def overlay(tiled: TiledDep, build: Build, tile: TileId, method: Method = "pca") -> JSONResponse:
     """A tile's density contours (lines at the manifest's levels) and the labels of the dense regions
-    in its box, both computed over every row in the box."""
-    return tiled.overlay(method, build, tile)
+    in its box, both computed over every row in the box (sent as the build stored them)."""
+    return JSONResponse(tiled.overlay(method, build, tile))
 
 
 @router.get("/search", response_model=answer_model(SearchHits), dependencies=[HEAVY])
