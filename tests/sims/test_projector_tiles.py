@@ -143,3 +143,16 @@ def test_a_table_too_small_for_its_layout_is_told_so(tmp_path):
     maps = TiledMaps("tiny", path)
     with pytest.raises(InvalidValueError, match="rows"):
         ready(maps)
+
+
+def test_a_failed_build_is_forgotten_when_the_table_changes(tmp_path):
+    path = tmp_path / "grows.npy"
+    np.save(path, np.eye(3, dtype=np.float32))
+    path.with_suffix(".vocab.json").write_text('{"keys": ["a", "b", "c"], "counts": null}')
+    maps = TiledMaps("grows", path)
+    with pytest.raises(InvalidValueError, match="rows"):
+        ready(maps)
+    stamp = path.stat().st_mtime_ns
+    write_clusters(path, 2000, dim=4)
+    os.utime(path, ns=(stamp + 10**9, stamp + 10**9))
+    assert ready(maps).rows == 2000  # built for the table as it is now, not the old failure raised again

@@ -46,7 +46,7 @@ advise.py     `embedlab advise`: lesson 001's decision chart walked, with this p
 graph.py      `embedlab graph`: a graph's nodes as a table (random walks + skip-gram), scored
 distill.py    `embedlab distill | encode`: an encoder made a static model, and sentence vectors
 classify.py   `embedlab classify train | test | predict`: fastText's classifier, its .bin and .ftz
-map.py        `embedlab map`: a table's tiled map built ahead of time for the lab's projector
+maps.py       `embedlab map`: a table's tiled map built ahead of time for the lab's projector
 lab.py        `embedlab lab`: serve the web lab
 """
 
@@ -68,7 +68,7 @@ from embedlab.cli import (
     export,
     graph,
     lab,
-    map,
+    maps,
     size,
     tokenizer,
     train,
@@ -102,7 +102,7 @@ app.command("graph")(as_typed(graph.graph, walks_per_node="walks"))
 app.command("distill")(as_typed(distill.distill))
 app.command("encode")(as_typed(distill.encode))
 app.add_typer(classify.app, name="classify")
-app.command("map")(as_typed(map.map_))
+app.command("map")(as_typed(maps.map_))
 app.command("lab")(as_typed(lab.lab))
 
 

@@ -296,6 +296,9 @@ class TiledMaps:
         """The table as it is on disk now: opened again when its file changed since it was opened."""
         if self._source is None or self._source.fingerprint != self._source.current_fingerprint():
             self._source, self._files, self._trees = open_map_source(self.path), None, {}
+            # a build that ended (a failure on the old table among them) says nothing of the new one;
+            # one still running finishes the old map, which the next build finds stale and replaces
+            self._builds = {method: build for method, build in self._builds.items() if not build.done()}
         return self._source
 
     def _map_files(self, source: MapSource) -> MapFiles:
